@@ -1,0 +1,44 @@
+"""Small real models and inputs shared by the tests."""
+
+import numpy as np
+import tensorflow as tf
+
+
+def linear_data(n=64, seed=0):
+    rng = np.random.RandomState(seed)
+    x = rng.rand(n, 3).astype(np.float32)
+    y = (x @ np.array([1.0, -2.0, 0.5], np.float32) > 0).astype(np.int64)
+    return x, y
+
+
+def dataset_input_fn(n=64, batch=16, repeat=False, seed=0):
+    x, y = linear_data(n, seed)
+
+    def input_fn():
+        ds = tf.data.Dataset.from_tensor_slices(({"x": x}, y))
+        if repeat:
+            ds = ds.repeat()
+        return ds.batch(batch)
+
+    return input_fn
+
+
+def classifier_model_fn(features, labels, mode, params):
+    """A TF1-style classifier: get_variable, Keras layers, v1 optimizer and metrics."""
+    hidden = tf.keras.layers.Dense(8, activation="relu")(features["x"])
+    logits = tf.keras.layers.Dense(2)(hidden)
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(
+            mode,
+            predictions={"class": tf.argmax(logits, 1), "logits": logits},
+        )
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    if mode == tf.estimator.ModeKeys.EVAL:
+        return tf.estimator.EstimatorSpec(
+            mode,
+            loss=loss,
+            eval_metric_ops={"accuracy": tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, 1))},
+        )
+    optimizer = tf.compat.v1.train.AdamOptimizer(params.get("learning_rate", 0.05))
+    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)

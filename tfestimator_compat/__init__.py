@@ -1,0 +1,66 @@
+"""tf.estimator for TensorFlow >= 2.16, on Keras 3.
+
+`import tfestimator_compat as estimator` gives the original API names;
+`tfestimator_compat.install()` makes them reachable as `tf.estimator`, so
+legacy programs run unchanged.
+"""
+
+from tfestimator_compat.activation import install
+from tfestimator_compat.estimator import Estimator
+from tfestimator_compat.hooks import CheckpointSaverHook
+from tfestimator_compat.hooks import CheckpointSaverListener
+from tfestimator_compat.hooks import FeedFnHook
+from tfestimator_compat.hooks import FinalOpsHook
+from tfestimator_compat.hooks import GlobalStepWaiterHook
+from tfestimator_compat.hooks import LoggingTensorHook
+from tfestimator_compat.hooks import NanLossDuringTrainingError
+from tfestimator_compat.hooks import NanTensorHook
+from tfestimator_compat.hooks import ProfilerHook
+from tfestimator_compat.hooks import SecondOrStepTimer
+from tfestimator_compat.hooks import SessionRunArgs
+from tfestimator_compat.hooks import SessionRunContext
+from tfestimator_compat.hooks import SessionRunHook
+from tfestimator_compat.hooks import SessionRunValues
+from tfestimator_compat.hooks import StepCounterHook
+from tfestimator_compat.hooks import StopAtStepHook
+from tfestimator_compat.hooks import SummarySaverHook
+from tfestimator_compat.mode_keys import ModeKeys
+from tfestimator_compat.run_config import RunConfig
+from tfestimator_compat.spec import EstimatorSpec
+from tfestimator_compat.training import EvalSpec
+from tfestimator_compat.training import TrainSpec
+from tfestimator_compat.training import train_and_evaluate
+from tfestimator_compat.warm_starting import VocabInfo
+from tfestimator_compat.warm_starting import WarmStartSettings
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CheckpointSaverHook",
+    "CheckpointSaverListener",
+    "Estimator",
+    "EstimatorSpec",
+    "EvalSpec",
+    "FeedFnHook",
+    "FinalOpsHook",
+    "GlobalStepWaiterHook",
+    "LoggingTensorHook",
+    "ModeKeys",
+    "NanLossDuringTrainingError",
+    "NanTensorHook",
+    "ProfilerHook",
+    "RunConfig",
+    "SecondOrStepTimer",
+    "SessionRunArgs",
+    "SessionRunContext",
+    "SessionRunHook",
+    "SessionRunValues",
+    "StepCounterHook",
+    "StopAtStepHook",
+    "SummarySaverHook",
+    "TrainSpec",
+    "VocabInfo",
+    "WarmStartSettings",
+    "install",
+    "train_and_evaluate",
+]

@@ -1,0 +1,417 @@
+"""`Estimator`: train, evaluate and predict with a TF1-style `model_fn` on Keras 3.
+
+Each call traces the `model_fn` once for its mode (`ModelFnGraph`), restores
+the variables from `model_dir`'s newest checkpoint (or warm-starts them), and
+runs the steps through a `ModelFnModel` with Keras's loop. This class only
+orchestrates; the mechanisms live in their own modules.
+"""
+
+import copy
+import os
+import tempfile
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from tfestimator_compat import checkpoints
+from tfestimator_compat import fn_args
+from tfestimator_compat import summaries
+from tfestimator_compat import warm_starting
+from tfestimator_compat.hooks import HookCallback
+from tfestimator_compat.hooks import HookRunner
+from tfestimator_compat.input_fn import call_input_fn
+from tfestimator_compat.keras_adapter import ModelFnModel
+from tfestimator_compat.mode_keys import ModeKeys
+from tfestimator_compat.model_fn_graph import ModelFnGraph
+from tfestimator_compat.run_config import RunConfig
+from tfestimator_compat.training_loop import TrainingLoopCallback
+from tfestimator_compat.variable_store import VariableStore
+
+_logging = tf.compat.v1.logging
+_VALID_MODEL_FN_ARGS = {"features", "labels", "mode", "params", "self", "config"}
+
+
+class Estimator:
+    """Trains, evaluates and predicts with a `model_fn`, as `tf.estimator.Estimator`.
+
+    Args:
+        model_fn: `model_fn(features, labels, mode, params, config)` (any
+            subset but `features`) returning an `EstimatorSpec`.
+        model_dir: where checkpoints and summaries go; a temporary directory
+            when neither this nor `config.model_dir` is set.
+        config: a `RunConfig`.
+        params: dict handed to `model_fn` (and `input_fn`s that name `params`).
+        warm_start_from: a checkpoint path or directory, a SavedModel
+            directory, or `WarmStartSettings`.
+
+    Example:
+
+    ```python
+    estimator = Estimator(model_fn, model_dir="/tmp/model", params={"lr": 0.01})
+    estimator.train(train_input_fn, max_steps=1000)
+    metrics = estimator.evaluate(eval_input_fn)
+    for prediction in estimator.predict(predict_input_fn):
+        ...
+    ```
+    """
+
+    def __init__(self, model_fn, model_dir=None, config=None, params=None, warm_start_from=None):
+        self._config = _config_with_model_dir(config, model_dir)
+        if model_fn is None:
+            raise ValueError("model_fn must be provided to Estimator.")
+        _verify_model_fn_args(model_fn, params)
+        self._model_fn = model_fn
+        self._params = copy.deepcopy(params or {})
+        self._warm_start_settings = warm_starting.settings_from(warm_start_from)
+        self._store = VariableStore()
+        _logging.info("Using config: %s", {k: v for k, v in vars(self._config).items()})
+
+    @property
+    def model_dir(self):
+        return self._config.model_dir
+
+    @property
+    def config(self):
+        return copy.deepcopy(self._config)
+
+    @property
+    def params(self):
+        return copy.deepcopy(self._params)
+
+    @property
+    def model_fn(self):
+        """The `model_fn`, callable as `model_fn(features, labels, mode, config)`."""
+
+        def public_model_fn(features, labels, mode, config):
+            kwargs = _model_fn_kwargs(self._model_fn, labels, mode, self.params, config)
+            return self._model_fn(features=features, **kwargs)
+
+        return public_model_fn
+
+    def eval_dir(self, name=None):
+        """Where `evaluate(name=name)` writes its summaries."""
+        return os.path.join(self.model_dir, "eval" if not name else "eval_" + name)
+
+    def latest_checkpoint(self):
+        """Path prefix of the newest checkpoint in `model_dir`, or None."""
+        return checkpoints.latest_checkpoint(self.model_dir)
+
+    def get_variable_names(self):
+        """Names of the variables in the newest checkpoint."""
+        self._require_checkpoint()
+        return [name for name, _ in tf.train.list_variables(self.model_dir)]
+
+    def get_variable_value(self, name):
+        """Value of a variable in the newest checkpoint, as numpy."""
+        self._require_checkpoint()
+        return tf.train.load_variable(self.model_dir, name)
+
+    def _require_checkpoint(self):
+        if not self.latest_checkpoint():
+            raise ValueError(f"Could not find trained model in model_dir: {self.model_dir}.")
+
+    def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
+        """Trains until `steps` more steps, `max_steps` in all, or the end of input.
+
+        `steps` counts from the checkpoint training resumes from; `max_steps` is
+        absolute, and training is skipped when the checkpoint already reached it.
+        """
+        hooks = _check_hooks(hooks)
+        listeners = _check_listeners(saving_listeners)
+        if steps is not None and max_steps is not None:
+            raise ValueError("Can not provide both steps and max_steps.")
+        if steps is not None and steps <= 0:
+            raise ValueError(f"Must specify steps > 0, given: {steps}")
+        if max_steps is not None and max_steps <= 0:
+            raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
+        latest = self.latest_checkpoint()
+        start_step = checkpoints.global_step_of(latest) if latest else 0
+        if max_steps is not None and max_steps <= start_step:
+            _logging.info("Skipping training since max_steps has already saved.")
+            return self
+        last_step = max_steps if max_steps is not None else (
+            start_step + steps if steps is not None else None
+        )
+        loss = self._train(input_fn, hooks, listeners, latest, start_step, last_step)
+        _logging.info("Loss for final step: %s.", loss)
+        return self
+
+    def _train(self, input_fn, hooks, listeners, latest, start_step, last_step):
+        inputs = call_input_fn(input_fn, ModeKeys.TRAIN, self.params, self.config)
+        graph = self._trace(ModeKeys.TRAIN, inputs)
+        spec = graph.spec
+        self._initialize(graph, latest)
+        config = self._config
+        saver = None
+        if config.save_checkpoints_steps or config.save_checkpoints_secs:
+            saver = checkpoints.CheckpointSaver(
+                self.model_dir,
+                self._variables_of(graph),
+                config.keep_checkpoint_max,
+                config.keep_checkpoint_every_n_hours,
+            )
+        elif listeners:
+            raise ValueError(
+                "There should be a CheckpointSaverHook to use saving_listeners. "
+                "Set save_checkpoints_steps or save_checkpoints_secs in the RunConfig."
+            )
+        all_hooks = hooks + list(spec.training_hooks)
+        if config.is_chief:
+            all_hooks += list(spec.training_chief_hooks)
+        model = ModelFnModel(graph, inputs.has_labels)
+        runner = HookRunner(
+            _session_hooks(all_hooks), graph, model, {"loss": spec.loss, "train_op": spec.train_op}
+        )
+        loop = TrainingLoopCallback(
+            self._store.get("global_step"),
+            last_step,
+            saver,
+            config,
+            listeners,
+            graph.graph.as_graph_def(),
+        )
+        callbacks = [loop] + _keras_callbacks(all_hooks)
+        if runner.hooks:
+            callbacks.insert(0, HookCallback(runner))
+        tf.io.gfile.makedirs(self.model_dir)
+        model.compile(steps_per_execution=1)
+        runner.begin()
+        model.fit(
+            inputs.dataset,
+            epochs=1,
+            steps_per_epoch=None if last_step is None else max(1, last_step - start_step),
+            shuffle=False,
+            verbose=0,
+            callbacks=callbacks,
+        )
+        runner.end()
+        return loop.loss
+
+    def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
+        """Evaluates on `steps` batches, or to the end of the input.
+
+        Returns a dict with every metric of `eval_metric_ops`, `loss` (mean of
+        the per-batch losses) and `global_step`, and writes it to `eval_dir(name)`.
+        """
+        hooks = _check_hooks(hooks)
+        if steps is not None and steps <= 0:
+            raise ValueError(f"Must specify steps > 0, given: {steps}")
+        checkpoint_path = self._checkpoint_for("evaluate", checkpoint_path)
+        inputs = call_input_fn(input_fn, ModeKeys.EVAL, self.params, self.config)
+        graph = self._trace(ModeKeys.EVAL, inputs)
+        spec = graph.spec
+        if "loss" in spec.eval_metric_ops:
+            raise ValueError(
+                'Metric with name "loss" is not allowed, because Estimator already '
+                "defines a default metric with the same name."
+            )
+        self._initialize(graph, checkpoint_path)
+        self._store.reset_local_variables()
+        all_hooks = hooks + list(spec.evaluation_hooks)
+        model = ModelFnModel(graph, inputs.has_labels)
+        updates = graph.fetchable(graph.metric_update_op)
+        runner = HookRunner(
+            _session_hooks(all_hooks), graph, model, {"loss": spec.loss, "updates": updates}
+        )
+        callbacks = _keras_callbacks(all_hooks)
+        if runner.hooks:
+            callbacks.insert(0, HookCallback(runner))
+        model.compile(steps_per_execution=1)
+        model.reset_eval_loss()
+        runner.begin()
+        model.evaluate(inputs.dataset, steps=steps, verbose=0, callbacks=callbacks)
+        runner.end()
+        results = graph.results(graph.metric_values, graph.value_function(graph.metric_values)())
+        results["loss"] = np.float32(model.mean_eval_loss())
+        results["global_step"] = np.int64(graph.global_step.numpy())
+        summaries.write_eval_results(self.eval_dir(name), results, checkpoint_path)
+        return results
+
+    def predict(
+        self,
+        input_fn,
+        predict_keys=None,
+        hooks=None,
+        checkpoint_path=None,
+        yield_single_examples=True,
+    ):
+        """Yields predictions for every batch of the input (a generator).
+
+        With `yield_single_examples` each example of a batch is yielded on its
+        own (a dict when predictions are a dict); otherwise whole batches.
+        """
+        hooks = _check_hooks(hooks)
+        checkpoint_path = self._checkpoint_for("predict", checkpoint_path)
+        inputs = call_input_fn(input_fn, ModeKeys.PREDICT, self.params, self.config)
+        inputs = inputs.features_only()
+        graph = self._trace(ModeKeys.PREDICT, inputs)
+        self._initialize(graph, checkpoint_path)
+        predictions = _extract_keys(graph.spec.predictions, predict_keys)
+        all_hooks = hooks + list(graph.spec.prediction_hooks)
+        model = ModelFnModel(graph, has_labels=False)
+        runner = HookRunner(_session_hooks(all_hooks), graph, model, {"predictions": predictions})
+        model.compile(steps_per_execution=1)
+        runner.begin()
+        for batch in inputs.dataset:
+            runner.before_step()
+            outputs = model.make_predict_function()([batch])
+            stop = runner.after_step(outputs)
+            evaluated = graph.results(predictions, outputs["predictions"])
+            if not yield_single_examples:
+                yield evaluated
+            else:
+                yield from _single_examples(evaluated)
+            if stop:
+                break
+        runner.end()
+
+    def _checkpoint_for(self, action, checkpoint_path):
+        if checkpoint_path:
+            return checkpoint_path
+        latest = self.latest_checkpoint()
+        if not latest:
+            _logging.info(
+                "Could not find trained model in model_dir: %s, running "
+                "initialization to %s.",
+                self.model_dir,
+                action,
+            )
+        return latest
+
+    def _trace(self, mode, inputs):
+        return ModelFnGraph(
+            self._model_fn,
+            mode,
+            inputs.features_spec,
+            inputs.labels_spec,
+            self._store,
+            self._params,
+            self.config,
+        )
+
+    def _variables_of(self, graph):
+        """Name -> variable of the checkpointed variables `graph` uses."""
+        in_graph = self._store.names_of(graph.collections.get(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, []))
+        saved = self._store.global_variables()
+        return {name: saved[name] for name in sorted(set(in_graph)) if name in saved}
+
+    def _initialize(self, graph, checkpoint_path):
+        """Restores `graph`'s variables, or warm-starts them when there is no checkpoint."""
+        if checkpoint_path:
+            checkpoints.restore(checkpoint_path, self._variables_of(graph))
+        elif self._warm_start_settings is not None:
+            trainable = self._store.names_of(
+                graph.collections.get(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, [])
+            )
+            warm_starting.warm_start(self._warm_start_settings, self._store, trainable)
+
+
+def _config_with_model_dir(config, model_dir):
+    if config is None:
+        config = RunConfig()
+    elif not isinstance(config, RunConfig):
+        raise ValueError(f"config must be an instance of `RunConfig`, but provided {config}.")
+    model_dir = os.fspath(model_dir) if model_dir is not None else None
+    if model_dir is not None and config.model_dir is not None and config.model_dir != model_dir:
+        raise ValueError(
+            "`model_dir` are set both in constructor and `RunConfig`, but with "
+            f"different values. In constructor: '{model_dir}', in `RunConfig`: "
+            f"'{config.model_dir}' "
+        )
+    if model_dir:
+        return config.replace(model_dir=model_dir)
+    if config.model_dir is None:
+        model_dir = tempfile.mkdtemp()
+        _logging.warning("Using temporary folder as model directory: %s", model_dir)
+        return config.replace(model_dir=model_dir)
+    return config
+
+
+def _verify_model_fn_args(model_fn, params):
+    args = set(fn_args.fn_args(model_fn))
+    if "features" not in args:
+        raise ValueError(f"model_fn ({model_fn}) must include features argument.")
+    if params is not None and "params" not in args:
+        raise ValueError(
+            f"model_fn ({model_fn}) does not include params argument, but params "
+            f"({params}) is passed to Estimator."
+        )
+    if params is None and "params" in args:
+        _logging.warning(
+            "Estimator's model_fn (%s) includes params argument, but params are "
+            "not passed to Estimator.",
+            model_fn,
+        )
+    unexpected = sorted(args - _VALID_MODEL_FN_ARGS)
+    if unexpected:
+        raise ValueError(f"model_fn ({model_fn}) has following not expected args: {unexpected}")
+
+
+def _model_fn_kwargs(model_fn, labels, mode, params, config):
+    args = fn_args.fn_args(model_fn)
+    candidates = {"labels": labels, "mode": mode, "params": params, "config": config}
+    return {name: value for name, value in candidates.items() if name in args}
+
+
+def _check_hooks(hooks):
+    hooks = list(hooks or [])
+    for hook in hooks:
+        if not isinstance(hook, (tf.compat.v1.train.SessionRunHook, keras.callbacks.Callback)):
+            raise TypeError(f"Hooks must be a SessionRunHook, given: {hook}")
+    return hooks
+
+
+def _check_listeners(listeners):
+    listeners = list(listeners or [])
+    for listener in listeners:
+        if not isinstance(listener, tf.compat.v1.train.CheckpointSaverListener):
+            raise TypeError(
+                f"saving_listeners must be a list of CheckpointSaverListener, given: {listener}"
+            )
+    return listeners
+
+
+def _session_hooks(hooks):
+    return [hook for hook in hooks if isinstance(hook, tf.compat.v1.train.SessionRunHook)]
+
+
+def _keras_callbacks(hooks):
+    return [hook for hook in hooks if isinstance(hook, keras.callbacks.Callback)]
+
+
+def _extract_keys(predictions, predict_keys):
+    if not predict_keys:
+        return predictions
+    if not isinstance(predictions, dict):
+        raise ValueError("predict_keys argument is not valid in case of non-dict predictions.")
+    selected = {key: value for key, value in predictions.items() if key in predict_keys}
+    if not selected:
+        raise ValueError(
+            f"Expected to run at least one output from {list(predictions)}, "
+            f"provided {predict_keys}."
+        )
+    return selected
+
+
+def _single_examples(evaluated):
+    """Splits a batch of predictions into one prediction per example."""
+    if not isinstance(evaluated, dict):
+        yield from evaluated
+        return
+    batch_length = None
+    for key, value in evaluated.items():
+        length = value.shape[0] if np.ndim(value) else None
+        if length is None:
+            raise ValueError(
+                f"Prediction {key!r} is a scalar; with yield_single_examples=True "
+                "every prediction needs the batch as its first dimension."
+            )
+        batch_length = batch_length or length
+        if length != batch_length:
+            raise ValueError(
+                "Batch length of predictions should be same. "
+                f"{key} has different batch length than others."
+            )
+    for index in range(batch_length or 0):
+        yield {key: value[index] for key, value in evaluated.items()}

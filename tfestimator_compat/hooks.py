@@ -1,0 +1,175 @@
+"""`SessionRunHook`s, run around the Keras steps of a traced `model_fn`.
+
+The hook classes are TensorFlow's own (`tf.compat.v1.train.*`), so user hooks
+that subclass them keep working. `HookRunner` gives each hook the lifecycle a
+`MonitoredSession` gave it: `begin()` with the model_fn's graph as the default
+graph (so hooks can look up tensors and make ops), `after_create_session()`,
+`before_run()` / `after_run()` around every step with the values it asked for,
+and `end()`. A hook's `request_stop()` ends the loop after that step.
+"""
+
+import keras
+import tensorflow as tf
+
+_train = tf.compat.v1.train
+
+SessionRunHook = _train.SessionRunHook
+SessionRunArgs = _train.SessionRunArgs
+SessionRunContext = _train.SessionRunContext
+SessionRunValues = _train.SessionRunValues
+LoggingTensorHook = _train.LoggingTensorHook
+StopAtStepHook = _train.StopAtStepHook
+CheckpointSaverHook = _train.CheckpointSaverHook
+CheckpointSaverListener = _train.CheckpointSaverListener
+NanTensorHook = _train.NanTensorHook
+NanLossDuringTrainingError = _train.NanLossDuringTrainingError
+StepCounterHook = _train.StepCounterHook
+SummarySaverHook = _train.SummarySaverHook
+FinalOpsHook = _train.FinalOpsHook
+FeedFnHook = _train.FeedFnHook
+GlobalStepWaiterHook = _train.GlobalStepWaiterHook
+ProfilerHook = _train.ProfilerHook
+SecondOrStepTimer = _train.SecondOrStepTimer
+
+
+class GraphSession:
+    """What hooks receive as `session`: runs fetches that need no input batch.
+
+    `run()` evaluates tensors of the model_fn's graph from the current variable
+    values, as `session.run` outside a step did (`FinalOpsHook`,
+    `CheckpointSaverHook.after_create_session`).
+    """
+
+    def __init__(self, model_fn_graph):
+        self._model_fn_graph = model_fn_graph
+        self.graph = model_fn_graph.graph
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        if feed_dict:
+            raise ValueError(
+                "Feeding values outside a training step is not supported; build "
+                "the value into the model_fn instead."
+            )
+        fetchable = self._model_fn_graph.fetchable(fetches)
+        outputs = self._model_fn_graph.value_function(fetchable)()
+        return self._model_fn_graph.results(fetches, outputs)
+
+
+class _Coordinator:
+    """The coordinator hooks see; stopping goes through `request_stop`."""
+
+    def __init__(self):
+        self.stop_requested = False
+
+    def request_stop(self, ex=None):
+        self.stop_requested = True
+
+    def should_stop(self):
+        return self.stop_requested
+
+
+class HookRunner:
+    """Drives `SessionRunHook`s around the steps of a `ModelFnModel`.
+
+    Args:
+        hooks: the hooks, in the order they run.
+        model_fn_graph: the `ModelFnGraph` the steps come from.
+        model: the `ModelFnModel` that runs the steps.
+        base_fetches: what every step fetches without hooks (dict).
+    """
+
+    def __init__(self, hooks, model_fn_graph, model, base_fetches):
+        self._hooks = list(hooks)
+        self._graph = model_fn_graph
+        self._model = model
+        self._base_fetches = dict(base_fetches)
+        self._session = GraphSession(model_fn_graph)
+        self._coordinator = _Coordinator()
+        self._requests = []
+        self._contexts = []
+        model.set_fetches(self._base_fetches)
+
+    @property
+    def hooks(self):
+        return self._hooks
+
+    @property
+    def stop_requested(self):
+        return self._coordinator.stop_requested
+
+    def begin(self):
+        with self._graph.graph.as_default():
+            for hook in self._hooks:
+                hook.begin()
+        for hook in self._hooks:
+            hook.after_create_session(self._session, self._coordinator)
+
+    def before_step(self):
+        """Asks each hook what it wants fetched and sets the model's fetches."""
+        self._requests, self._contexts = [], []
+        fetches = dict(self._base_fetches)
+        for index, hook in enumerate(self._hooks):
+            context = SessionRunContext(original_args=SessionRunArgs([]), session=self._session)
+            request = hook.before_run(context)
+            self._contexts.append(context)
+            self._requests.append(request)
+            if request is not None and request.feed_dict:
+                raise ValueError(
+                    f"{type(hook).__name__} feeds values into the step (feed_dict); "
+                    "feeding is not supported. Read inputs in the input_fn instead."
+                )
+            if request is not None and request.fetches is not None:
+                fetches[f"hook_{index}"] = self._graph.fetchable(request.fetches)
+        self._model.set_fetches(fetches)
+
+    def after_step(self, outputs):
+        """Hands each hook its results; returns True when a hook asked to stop."""
+        for index, hook in enumerate(self._hooks):
+            request = self._requests[index]
+            results = None
+            if request is not None and request.fetches is not None:
+                results = self._graph.results(request.fetches, outputs[f"hook_{index}"])
+            values = SessionRunValues(
+                results=results,
+                options=request.options if request is not None else None,
+                run_metadata=tf.compat.v1.RunMetadata(),
+            )
+            hook.after_run(self._contexts[index], values)
+            if self._contexts[index].stop_requested:
+                self._coordinator.request_stop()
+        return self._coordinator.stop_requested
+
+    def end(self):
+        for hook in self._hooks:
+            hook.end(self._session)
+
+
+class HookCallback(keras.callbacks.Callback):
+    """Runs a `HookRunner` from Keras `fit` and `evaluate` batch callbacks."""
+
+    def __init__(self, runner):
+        super().__init__()
+        self._runner = runner
+
+    def _before(self, batch, logs=None):
+        self._runner.before_step()
+        self.model.make_train_function() if self._training else self.model.make_test_function()
+
+    def _after(self, batch, logs=None):
+        if self._runner.after_step(self.model.last_outputs):
+            if self._training:
+                self.model.stop_training = True
+            else:
+                self.model.stop_evaluating = True
+
+    def on_train_begin(self, logs=None):
+        self._training = True
+
+    def on_test_begin(self, logs=None):
+        self._training = False
+
+    on_train_batch_begin = _before
+    on_test_batch_begin = _before
+    on_train_batch_end = _after
+    on_test_batch_end = _after
+

@@ -1,0 +1,221 @@
+"""Runs a TF1-style `model_fn` once, in a TF1-style graph, for one mode.
+
+The original called the `model_fn` in a fresh `tf.Graph` per `train()`,
+`evaluate()` and `predict()`, then ran that graph in a Session. Here the
+`model_fn` is traced by `tf.compat.v1.wrap_function`: a graph where
+placeholders, collections, `get_variable`, v1 optimizers and v1 metrics behave
+as they did, while its variables live in the Estimator's `VariableStore`.
+`function(fetches)` prunes that graph to a concrete function of the input
+batch, as a Session run of those fetches did: only what the fetches need runs,
+so the Keras step functions can call it like any TF2 function.
+"""
+
+import inspect
+
+import keras
+import tensorflow as tf
+
+from tfestimator_compat import fn_args
+from tfestimator_compat.mode_keys import ModeKeys
+from tfestimator_compat.spec import EstimatorSpec
+
+_WRITE_OPS = frozenset(
+    {
+        "AssignVariableOp",
+        "AssignAddVariableOp",
+        "AssignSubVariableOp",
+        "ResourceScatterAdd",
+        "ResourceScatterUpdate",
+    }
+)
+
+
+def placeholders_for(spec):
+    """Graph placeholders shaped like a dataset element (unknown batch size kept)."""
+
+    def placeholder(component):
+        if isinstance(component, tf.SparseTensorSpec):
+            return tf.compat.v1.sparse_placeholder(component.dtype, component.shape)
+        if isinstance(component, tf.TensorSpec):
+            return tf.compat.v1.placeholder(component.dtype, component.shape)
+        raise TypeError(
+            f"input_fn produced a {type(component).__name__}; features and labels "
+            "must be Tensors, SparseTensors, or dicts of them."
+        )
+
+    return tf.nest.map_structure(placeholder, spec)
+
+
+class ModelFnGraph:
+    """The graph of one `model_fn` call in `mode`, and functions pruned from it.
+
+    Args:
+        model_fn: the user's `model_fn`.
+        mode: a `ModeKeys` value.
+        features_spec: `TypeSpec` structure of the features of one batch.
+        labels_spec: the same for labels, or None when the input has none.
+        store: the `VariableStore` that owns the variables.
+        params: the Estimator's params (passed when the model_fn names them).
+        config: the Estimator's `RunConfig`.
+    """
+
+    def __init__(self, model_fn, mode, features_spec, labels_spec, store, params, config):
+        self.mode = mode
+        self._model_fn = model_fn
+        self._features_spec = features_spec
+        self._labels_spec = labels_spec
+        self._store = store
+        self._params = params
+        self._config = config
+        self._wrapped = tf.compat.v1.wrap_function(self._build, signature=[])
+        self._functions = {}
+        self._fetchables = {}
+
+    @property
+    def graph(self):
+        return self._wrapped.graph
+
+    def _build(self):
+        graph = tf.compat.v1.get_default_graph()
+        seed = getattr(self._config, "tf_random_seed", None)
+        if seed is not None:
+            keras.utils.set_random_seed(seed)
+            tf.compat.v1.set_random_seed(seed)
+        features = placeholders_for(self._features_spec)
+        labels = None if self._labels_spec is None else placeholders_for(self._labels_spec)
+        self.features, self.labels = features, labels
+        self._feeds = self.flat_inputs(features, labels)
+        with self._store.scope():
+            self.global_step = tf.compat.v1.train.get_or_create_global_step()
+            spec = self._call_model_fn(features, labels)
+            self.metric_values, updates = self._split_metrics(spec)
+            self.metric_update_op = tf.group(*updates, name="metric_updates")
+        self.spec = spec
+        self.collections = {key: graph.get_collection(key) for key in graph.get_all_collection_keys()}
+
+    def _call_model_fn(self, features, labels):
+        args = fn_args.fn_args(self._model_fn)
+        kwargs = {}
+        if "labels" in args:
+            kwargs["labels"] = labels
+        elif labels is not None:
+            raise ValueError("model_fn does not take labels, but input_fn returns labels.")
+        if "mode" in args:
+            kwargs["mode"] = self.mode
+        if "params" in args:
+            kwargs["params"] = self._params
+        if "config" in args:
+            kwargs["config"] = self._config
+        spec = self._model_fn(features=features, **kwargs)
+        if inspect.isgenerator(spec) or not isinstance(spec, EstimatorSpec):
+            raise ValueError(
+                f"model_fn should return an EstimatorSpec. Given: {type(spec).__name__}"
+            )
+        if spec.mode != self.mode:
+            raise ValueError(
+                f"model_fn returned an EstimatorSpec for mode {spec.mode!r} when "
+                f"called with mode {self.mode!r}."
+            )
+        return spec
+
+    def _split_metrics(self, spec):
+        """Metric name -> value tensor, and the ops that update all metrics.
+
+        v1 metrics come as `(value, update_op)`; for a Keras `Metric` the value
+        is `result()` and the updates are the ops that write its variables,
+        which are local to each evaluation.
+        """
+        values, updates = {}, []
+        if self.mode != ModeKeys.EVAL:
+            return values, updates
+        for name, metric in spec.eval_metric_ops.items():
+            if isinstance(metric, keras.metrics.Metric):
+                self._store.mark_local(metric.variables)
+                metric_updates = self._ops_writing(metric.variables)
+                if not metric_updates:
+                    raise ValueError(f'Please call update_state(...) on the "{metric.name}" metric')
+                values[name] = metric.result()
+                updates.extend(metric_updates)
+            else:
+                value, update = metric
+                values[name] = value
+                updates.append(update)
+        return values, updates
+
+    def _ops_writing(self, variables):
+        graph = tf.compat.v1.get_default_graph()
+        handles = {id(v.value.handle if hasattr(v, "path") else v.handle) for v in variables}
+        internal = {id(inner) for outer, inner in graph.captures if id(outer) in handles}
+        return [
+            op
+            for op in graph.get_operations()
+            if op.type in _WRITE_OPS and op.inputs and id(op.inputs[0]) in internal
+        ]
+
+    def fetchable(self, fetches):
+        """`fetches` (tensors, ops, variables or graph names) as tensors of this graph.
+
+        An op becomes a tensor that depends on it, and a variable a read of it,
+        so any structure a Session could run can be fetched from a function.
+        """
+
+        def as_tensor(fetch):
+            key = fetch if isinstance(fetch, str) else id(fetch)
+            if key not in self._fetchables:
+                self._fetchables[key] = (fetch, make_tensor(fetch))
+            return self._fetchables[key][1]
+
+        def make_tensor(fetch):
+            if isinstance(fetch, str):
+                fetch = self.graph.as_graph_element(fetch)
+            with self.graph.as_default():
+                if isinstance(fetch, tf.Operation):
+                    with tf.control_dependencies([fetch]):
+                        return tf.constant(0)
+                if isinstance(fetch, tf.Variable) or hasattr(fetch, "path"):
+                    return tf.identity(fetch)
+            return fetch
+
+        return _lists_to_tuples(tf.nest.map_structure(as_tensor, fetches))
+
+    def results(self, fetches, outputs):
+        """Fetched values as `session.run` returned them: numpy, None for ops."""
+
+        def result(fetch, output):
+            if isinstance(fetch, str):
+                fetch = self.graph.as_graph_element(fetch)
+            if isinstance(fetch, tf.Operation):
+                return None
+            return output.numpy() if hasattr(output, "numpy") else output
+
+        return tf.nest.map_structure(result, fetches, outputs, check_types=False)
+
+    def function(self, fetches):
+        """A function of the flat input batch that runs and returns `fetches`.
+
+        `fetches` is a nested structure of tensors and ops of this graph (ops
+        come back as None). Functions are cached by the fetched objects.
+        """
+        key = tuple(id(x) for x in tf.nest.flatten(fetches))
+        if key not in self._functions:
+            # The fetches stay referenced so their ids stay unique.
+            self._functions[key] = (self._wrapped.prune(self._feeds, fetches), fetches)
+        return self._functions[key][0]
+
+    def value_function(self, fetches):
+        """A function of no input that evaluates `fetches` from variables alone."""
+        return self._wrapped.prune([], fetches)
+
+    def flat_inputs(self, features, labels=None):
+        """The batch as the flat list of tensors the pruned functions take."""
+        batch = (features,) if labels is None else (features, labels)
+        return tf.nest.flatten(batch, expand_composites=True)
+
+
+def _lists_to_tuples(structure):
+    """Keras step outputs must be tuples where a Session accepted lists."""
+    if isinstance(structure, list):
+        return tuple(_lists_to_tuples(item) for item in structure)
+    if isinstance(structure, dict):
+        return {key: _lists_to_tuples(value) for key, value in structure.items()}
+    return structure

@@ -1,0 +1,191 @@
+"""`EstimatorSpec`: what a `model_fn` returns, validated as the original did.
+
+The checks run when the spec is built, inside the graph the adapter traces the
+`model_fn` in, so a mistake is reported with the field that caused it before
+any step runs.
+"""
+
+import collections
+
+import keras
+import tensorflow as tf
+from tensorflow.python.saved_model.model_utils import export_utils
+
+from tfestimator_compat.mode_keys import ModeKeys
+
+_FIELDS = (
+    "mode",
+    "predictions",
+    "loss",
+    "train_op",
+    "eval_metric_ops",
+    "export_outputs",
+    "training_chief_hooks",
+    "training_hooks",
+    "scaffold",
+    "evaluation_hooks",
+    "prediction_hooks",
+)
+
+_OTHER_GRAPH = (
+    "{field} must be from the default graph. Possible causes: the value was "
+    "created outside the model_fn, or in an earlier call of it. Given: {value}"
+)
+
+
+class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
+    """Ops and objects a `model_fn` returns; they fully define the Estimator.
+
+    In TRAIN mode `loss` and `train_op` are required, in EVAL mode `loss`, and
+    in PREDICT mode `predictions`. `eval_metric_ops` maps names to
+    `(value, update_op)` pairs, as `tf.compat.v1.metrics.*` return them, or to
+    Keras `Metric` objects whose `update_state` the `model_fn` called.
+
+    Example:
+
+    ```python
+    def model_fn(features, labels, mode):
+        logits = tf.keras.layers.Dense(2)(features["x"])
+        if mode == ModeKeys.PREDICT:
+            return EstimatorSpec(mode, predictions={"logits": logits})
+        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+        train_op = tf.compat.v1.train.AdamOptimizer().minimize(
+            loss, global_step=tf.compat.v1.train.get_global_step())
+        return EstimatorSpec(mode, loss=loss, train_op=train_op)
+    ```
+    """
+
+    def __new__(
+        cls,
+        mode,
+        predictions=None,
+        loss=None,
+        train_op=None,
+        eval_metric_ops=None,
+        export_outputs=None,
+        training_chief_hooks=None,
+        training_hooks=None,
+        scaffold=None,
+        evaluation_hooks=None,
+        prediction_hooks=None,
+    ):
+        predictions = _validate_predictions(predictions, mode)
+        return super().__new__(
+            cls,
+            mode=mode,
+            predictions=predictions,
+            loss=_validate_loss(loss, mode),
+            train_op=_validate_train_op(train_op, mode),
+            eval_metric_ops=_validate_eval_metric_ops(eval_metric_ops),
+            export_outputs=(
+                export_utils.get_export_outputs(export_outputs, predictions)
+                if mode == ModeKeys.PREDICT
+                else export_outputs
+            ),
+            training_chief_hooks=_validate_hooks(training_chief_hooks),
+            training_hooks=_validate_hooks(training_hooks),
+            scaffold=_validate_scaffold(scaffold),
+            evaluation_hooks=_validate_hooks(evaluation_hooks),
+            prediction_hooks=_validate_hooks(prediction_hooks),
+        )
+
+    def _replace(self, **kwargs):
+        if "mode" in kwargs and kwargs["mode"] != self.mode:
+            raise ValueError("mode of EstimatorSpec cannot be changed.")
+        fields = self._asdict()
+        fields.update(kwargs)
+        return EstimatorSpec(**fields)
+
+
+def _in_default_graph(value, field):
+    if tf.executing_eagerly():
+        return
+    if value.graph is not tf.compat.v1.get_default_graph():
+        raise ValueError(_OTHER_GRAPH.format(field=field, value=value.name))
+
+
+def _require_tensor(value, field):
+    if not isinstance(value, tf.Tensor):
+        raise TypeError(f"{field} must be Tensor, given: {value}")
+    return value
+
+
+def _validate_train_op(train_op, mode):
+    if train_op is None:
+        if mode == ModeKeys.TRAIN:
+            raise ValueError("Missing train_op.")
+        return None
+    if isinstance(train_op, tf.Variable):
+        return train_op
+    if not isinstance(train_op, (tf.Tensor, tf.Operation)):
+        raise TypeError(f"train_op must be Operation or Tensor, given: {train_op}")
+    _in_default_graph(train_op, "train_op")
+    return train_op
+
+
+def _validate_loss(loss, mode):
+    if loss is None:
+        if mode in (ModeKeys.TRAIN, ModeKeys.EVAL):
+            raise ValueError("Missing loss.")
+        return None
+    loss = _require_tensor(loss, "loss")
+    if loss.shape.num_elements() not in (None, 1):
+        raise ValueError(f"Loss must be scalar, given: {loss}")
+    _in_default_graph(loss, "loss")
+    if not loss.shape.is_compatible_with(tf.TensorShape([])):
+        loss = tf.reshape(loss, [])
+    return loss
+
+
+def _validate_predictions(predictions, mode):
+    if predictions is None:
+        if mode == ModeKeys.PREDICT:
+            raise ValueError("Missing predictions.")
+        return {}
+    if isinstance(predictions, dict):
+        for key, value in predictions.items():
+            _require_tensor(value, f"predictions[{key}]")
+            _in_default_graph(value, f"prediction values ({key})")
+        return dict(predictions)
+    _require_tensor(predictions, "predictions")
+    _in_default_graph(predictions, "prediction values")
+    return predictions
+
+
+def _validate_hooks(hooks):
+    hooks = tuple(hooks or ())
+    for hook in hooks:
+        if not isinstance(hook, (tf.compat.v1.train.SessionRunHook, keras.callbacks.Callback)):
+            raise TypeError(f"All hooks must be SessionRunHook instances, given: {hook}")
+    return hooks
+
+
+def _validate_scaffold(scaffold):
+    scaffold = scaffold or tf.compat.v1.train.Scaffold()
+    if not isinstance(scaffold, tf.compat.v1.train.Scaffold):
+        raise TypeError(f"scaffold must be tf.train.Scaffold. Given: {scaffold}")
+    return scaffold
+
+
+def _validate_eval_metric_ops(eval_metric_ops):
+    """Checks each entry is a `(value, update_op)` pair or a Keras `Metric`."""
+    if eval_metric_ops is None:
+        return {}
+    if not isinstance(eval_metric_ops, dict):
+        raise TypeError(f"eval_metric_ops must be a dict, given: {eval_metric_ops}")
+    for key, value in eval_metric_ops.items():
+        if isinstance(value, keras.metrics.Metric):
+            continue
+        if not isinstance(value, tuple) or len(value) != 2:
+            raise TypeError(
+                "Values of eval_metric_ops must be (metric_value, update_op) "
+                f"tuples, given: {value} for key: {key}"
+            )
+        for part in tf.nest.flatten(value):
+            if not isinstance(part, (tf.Tensor, tf.Operation, tf.Variable)):
+                raise TypeError(
+                    f"eval_metric_ops[{key!r}] must hold Tensors or Operations, given: {part}"
+                )
+            if not isinstance(part, tf.Variable):
+                _in_default_graph(part, f"eval_metric_ops ({key})")
+    return dict(eval_metric_ops)

@@ -1,0 +1,66 @@
+"""Event files in `model_dir` and `eval_dir`, in the original's format.
+
+Values are written as v1 `Summary` protos (`simple_value` scalars), as the
+original Estimator wrote them, so TensorBoard and scripts that read
+`summary_iterator(...).summary.value[i].simple_value` see the same thing.
+"""
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.core.framework import summary_pb2
+
+_writers = {}
+
+
+def writer_for(directory):
+    """One event-file writer per directory for the life of the process."""
+    if directory not in _writers:
+        _writers[directory] = tf.summary.create_file_writer(directory)
+    return _writers[directory]
+
+
+def write_summary(directory, summary, step):
+    """Appends a serialized or proto `Summary` at `step` and flushes."""
+    if isinstance(summary, summary_pb2.Summary):
+        summary = summary.SerializeToString()
+    writer = writer_for(directory)
+    with writer.as_default():
+        tf.summary.experimental.write_raw_pb(tf.constant(summary), step=int(step))
+    writer.flush()
+
+
+def dict_to_summary(values):
+    """A `Summary` of the scalar and array entries of an evaluation result."""
+    summary = summary_pb2.Summary()
+    for key, value in sorted(values.items()):
+        if key == "global_step" or value is None:
+            continue
+        if isinstance(value, (bytes, str)):
+            continue
+        array = np.asarray(value)
+        if array.ndim == 0 and np.issubdtype(array.dtype, np.number):
+            summary.value.add(tag=key, simple_value=float(array))
+        else:
+            summary.value.add(tag=key, tensor=tf.make_tensor_proto(array))
+    return summary
+
+
+def dict_to_str(values):
+    return ", ".join(
+        f"{key} = {value}" for key, value in sorted(values.items()) if not isinstance(value, bytes)
+    )
+
+
+def write_eval_results(directory, results, checkpoint_path):
+    """Writes evaluation metrics and the evaluated checkpoint's path."""
+    step = int(results["global_step"])
+    tf.compat.v1.logging.info(
+        "Saving dict for global step %d: %s", step, dict_to_str(results)
+    )
+    summary = dict_to_summary(results)
+    if checkpoint_path:
+        summary.value.add(
+            tag="checkpoint_path",
+            tensor=tf.make_tensor_proto(checkpoint_path, dtype=tf.string),
+        )
+    write_summary(directory, summary, step)

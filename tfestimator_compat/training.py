@@ -1,0 +1,226 @@
+"""`TrainSpec`, `EvalSpec` and `train_and_evaluate` on a single machine.
+
+`train_and_evaluate` is one `Estimator.train()` (a Keras `fit`) whose
+checkpoint listener evaluates each new checkpoint that comes at least
+`throttle_secs` after the previous evaluation, always evaluates the final
+checkpoint, and runs the exporters after every evaluation.
+"""
+
+import collections
+import os
+
+import tensorflow as tf
+
+from tfestimator_compat.estimator import Estimator
+from tfestimator_compat.export.exporter import Exporter
+
+_logging = tf.compat.v1.logging
+
+
+def _validate_input_fn(input_fn):
+    if not callable(input_fn):
+        raise TypeError(f"`input_fn` must be callable, given: {input_fn}")
+
+
+def _validate_hooks(hooks):
+    hooks = tuple(hooks or ())
+    for hook in hooks:
+        if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
+            raise TypeError(f"All hooks must be `SessionRunHook` instances, given: {hook}")
+    return hooks
+
+
+def _validate_exporters(exporters):
+    if not exporters:
+        return ()
+    if isinstance(exporters, Exporter):
+        exporters = [exporters]
+    try:
+        exporters = tuple(exporters)
+    except TypeError:
+        exporters = None
+    if exporters is None or not all(isinstance(e, Exporter) for e in exporters):
+        raise TypeError(
+            f"`exporters` must be an Exporter, an iterable of Exporter, or `None`, found {exporters}."
+        )
+    names = [exporter.name for exporter in exporters]
+    for name in names:
+        if not name:
+            raise ValueError(
+                f"An Exporter cannot have a name that is `None` or empty. All exporter names: {names}"
+            )
+        if not isinstance(name, str):
+            raise ValueError(f"An Exporter must have a string name. Given: {type(name)}")
+    if len(set(names)) != len(names):
+        raise ValueError(
+            "`exporters` must have unique names. Such a name cannot be `None`. "
+            f"All exporter names: {names}"
+        )
+    return exporters
+
+
+class TrainSpec(
+    collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "hooks", "saving_listeners"])
+):
+    """What `train_and_evaluate` trains on and for how long."""
+
+    def __new__(cls, input_fn, max_steps=None, hooks=None, saving_listeners=None):
+        _validate_input_fn(input_fn)
+        if max_steps is not None and max_steps <= 0:
+            raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
+        listeners = tuple(saving_listeners or ())
+        for listener in listeners:
+            if not isinstance(listener, tf.compat.v1.train.CheckpointSaverListener):
+                raise TypeError(
+                    "All saving_listeners must be `CheckpointSaverListener` "
+                    f"instances, given: {listener}"
+                )
+        return super().__new__(cls, input_fn, max_steps, _validate_hooks(hooks), listeners)
+
+
+class EvalSpec(
+    collections.namedtuple(
+        "EvalSpec",
+        ["input_fn", "steps", "name", "hooks", "exporters", "start_delay_secs", "throttle_secs"],
+    )
+):
+    """How `train_and_evaluate` evaluates, how often, and what it exports."""
+
+    def __new__(
+        cls,
+        input_fn,
+        steps=100,
+        name=None,
+        hooks=None,
+        exporters=None,
+        start_delay_secs=120,
+        throttle_secs=600,
+    ):
+        _validate_input_fn(input_fn)
+        if steps is not None and steps <= 0:
+            raise ValueError(f"Must specify steps > 0, given: {steps}")
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"`name` must be string, given: {name}")
+        hooks = _validate_hooks(hooks)
+        exporters = _validate_exporters(exporters)
+        if start_delay_secs < 0:
+            raise ValueError(f"Must specify start_delay_secs >= 0, given: {start_delay_secs}")
+        if throttle_secs < 0:
+            raise ValueError(f"Must specify throttle_secs >= 0, given: {throttle_secs}")
+        return super().__new__(
+            cls, input_fn, steps, name, hooks, exporters, start_delay_secs, throttle_secs
+        )
+
+
+class _Evaluator:
+    """Evaluates the newest checkpoint once and runs the exporters on it."""
+
+    def __init__(self, estimator, eval_spec, max_steps):
+        self._estimator = estimator
+        self._eval_spec = eval_spec
+        self._max_steps = max_steps
+        self._previous_checkpoint = None
+        self.eval_result = None
+        self.export_results = None
+
+    def evaluate_and_export(self):
+        checkpoint = self._estimator.latest_checkpoint()
+        if not checkpoint or checkpoint == self._previous_checkpoint:
+            return False
+        spec = self._eval_spec
+        result = self._estimator.evaluate(
+            spec.input_fn,
+            steps=spec.steps,
+            name=spec.name,
+            checkpoint_path=checkpoint,
+            hooks=spec.hooks,
+        )
+        final = bool(self._max_steps) and result["global_step"] >= self._max_steps
+        export_base = os.path.join(self._estimator.model_dir, "export")
+        self.export_results = [
+            exporter.export(
+                estimator=self._estimator,
+                export_path=os.path.join(export_base, exporter.name),
+                checkpoint_path=checkpoint,
+                eval_result=result,
+                is_the_final_export=final,
+            )
+            for exporter in spec.exporters
+        ]
+        self.eval_result = result
+        self._previous_checkpoint = checkpoint
+        return True
+
+
+class _EvaluateOnCheckpoint(tf.compat.v1.train.CheckpointSaverListener):
+    """Evaluates after saves at least `throttle_secs` apart, and after the last one."""
+
+    def __init__(self, evaluator, throttle_secs):
+        self._evaluator = evaluator
+        self._throttle_secs = throttle_secs
+
+    def begin(self):
+        self._timer = tf.compat.v1.train.SecondOrStepTimer(every_secs=self._throttle_secs)
+        self._first_save = True
+
+    def after_save(self, session, global_step_value):
+        if self._first_save:
+            # The save at the start of training holds nothing new to evaluate.
+            self._first_save = False
+            return False
+        if self._timer.should_trigger_for_step(global_step_value):
+            self._evaluate(global_step_value)
+        else:
+            _logging.info(
+                "Skip the current checkpoint eval due to throttle secs (%s secs).",
+                self._throttle_secs,
+            )
+        return False
+
+    def end(self, session, global_step_value):
+        if global_step_value != self._timer.last_triggered_step():
+            self._evaluate(global_step_value)
+
+    def _evaluate(self, global_step_value):
+        self._timer.update_last_triggered_step(global_step_value)
+        self._evaluator.evaluate_and_export()
+
+
+def train_and_evaluate(estimator, train_spec, eval_spec):
+    """Trains `estimator` and evaluates (and exports) it as checkpoints appear.
+
+    Returns `(eval_result, export_results)` of the last evaluation. When
+    `model_dir` already holds `max_steps`, nothing is trained and the final
+    checkpoint is evaluated once.
+    """
+    if not isinstance(estimator, Estimator):
+        raise TypeError(
+            f"`estimator` must have type `tf.estimator.Estimator`. Got: {type(estimator)}"
+        )
+    if not isinstance(train_spec, TrainSpec):
+        raise TypeError(
+            f"`train_spec` must have type `tf.estimator.TrainSpec`. Got: {type(train_spec)}"
+        )
+    if not isinstance(eval_spec, EvalSpec):
+        raise TypeError(
+            f"`eval_spec` must have type `tf.estimator.EvalSpec`. Got: {type(eval_spec)}"
+        )
+    config = estimator.config
+    _logging.info(
+        "Start train and evaluate loop. The evaluate will happen after every "
+        "checkpoint. Checkpoint frequency is determined based on RunConfig "
+        "arguments: save_checkpoints_steps %s or save_checkpoints_secs %s.",
+        config.save_checkpoints_steps,
+        config.save_checkpoints_secs,
+    )
+    evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
+    listener = _EvaluateOnCheckpoint(evaluator, eval_spec.throttle_secs)
+    estimator.train(
+        train_spec.input_fn,
+        hooks=list(train_spec.hooks),
+        max_steps=train_spec.max_steps,
+        saving_listeners=[listener, *train_spec.saving_listeners],
+    )
+    if evaluator.eval_result is None:
+        evaluator.evaluate_and_export()
+    return evaluator.eval_result, evaluator.export_results

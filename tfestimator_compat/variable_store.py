@@ -1,0 +1,183 @@
+"""The variables of one Estimator, created once and shared by every mode.
+
+A TF1 `model_fn` creates its variables each time it is called: once per
+`train()`, `evaluate()` and `predict()` in the original, each time in a fresh
+graph, and they met again only through the checkpoint. Here the `model_fn` is
+traced into a graph whose variables are lifted out of it, so the store hands a
+variable that already exists back to every later call, keyed by the name TF1
+graph mode would have given it. That name is also the checkpoint key.
+"""
+
+import collections
+import contextlib
+
+import keras
+import numpy as np
+import tensorflow as tf
+from keras.src.backend.common import global_state
+
+_GraphKeys = tf.compat.v1.GraphKeys
+_LOCAL_COLLECTIONS = (_GraphKeys.LOCAL_VARIABLES, _GraphKeys.METRIC_VARIABLES)
+# Keras 3 keeps random-op state in variables of this name; TF1 had none, so it
+# is per-process state, never part of a checkpoint.
+_KERAS_RNG_STATE = "seed_generator_state"
+
+
+class VariableStore:
+    """Owns the variables a `model_fn` creates, by their TF1 names.
+
+    Global variables (weights, optimizer slots, `global_step`) are what a
+    checkpoint holds. Local variables (v1 metric accumulators, Keras metric
+    state) start from their initial value at every evaluation.
+    """
+
+    def __init__(self):
+        self._variables = {}
+        self._local_initial_values = {}
+
+    @contextlib.contextmanager
+    def scope(self):
+        """Routes variable creation in the current graph through the store.
+
+        Also gives Keras layers built inside the scope the auto-names a fresh
+        TF1 graph gave them (`dense`, `dense_1`, ...), as the original called
+        the `model_fn` in a new graph each time.
+        """
+        created_here = set()
+
+        def creator(next_creator, **kwargs):
+            name = _unique(_tf1_name(kwargs), created_here)
+            created_here.add(name)
+            variable = self._variables.get(name)
+            if variable is None:
+                variable = self._create(next_creator, name, kwargs)
+            _add_to_collections(variable, kwargs, self.is_local(name))
+            return variable
+
+        uids = global_state.get_global_attribute("object_name_uids")
+        global_state.set_global_attribute("object_name_uids", collections.defaultdict(int))
+        try:
+            with tf.variable_creator_scope(creator):
+                yield
+        finally:
+            global_state.set_global_attribute("object_name_uids", uids)
+
+    def _create(self, next_creator, name, kwargs):
+        initial_value = kwargs["initial_value"]
+        if tf.is_tensor(initial_value) and not tf.executing_eagerly():
+            initial_value = tf.get_static_value(initial_value)
+            if initial_value is None:
+                raise ValueError(
+                    f"Variable {name!r} is initialized from a tensor computed in "
+                    "the model_fn. Pass an initializer or a callable instead, e.g. "
+                    "tf.compat.v1.get_variable(name, initializer=...)."
+                )
+        with tf.init_scope():
+            if callable(initial_value):
+                initial_value = initial_value()
+            created = dict(kwargs, initial_value=initial_value, name=name + "/")
+            variable = next_creator(**created)
+            if _is_local(name, kwargs):
+                self._local_initial_values[name] = np.array(variable.numpy())
+        self._variables[name] = variable
+        return variable
+
+    def is_local(self, name):
+        return name in self._local_initial_values
+
+    def mark_local(self, variables):
+        """Makes `variables` evaluation state: reset per call, never saved."""
+        names = {id(v): n for n, v in self._variables.items()}
+        for variable in variables:
+            name = names.get(id(_tf_variable(variable)))
+            if name is not None and not self.is_local(name):
+                with tf.init_scope():
+                    self._local_initial_values[name] = np.array(self._variables[name].numpy())
+
+    def reset_local_variables(self):
+        for name, value in self._local_initial_values.items():
+            self._variables[name].assign(value)
+
+    def get(self, name):
+        return self._variables.get(name)
+
+    def global_variables(self):
+        """Name -> variable for everything a checkpoint holds, sorted by name."""
+        return {
+            name: self._variables[name]
+            for name in sorted(self._variables)
+            if not self.is_local(name)
+        }
+
+    def names_of(self, variables):
+        """The store names of `variables`, in order; unknown ones are skipped."""
+        names = {id(v): n for n, v in self._variables.items()}
+        found = (names.get(id(_tf_variable(v))) for v in variables)
+        return [name for name in found if name is not None]
+
+
+def _tf_variable(variable):
+    """The `tf.Variable` behind a Keras variable, or the variable itself."""
+    return getattr(variable, "_value", variable) if isinstance(variable, keras.Variable) else variable
+
+
+def _keras_name_scopes():
+    stack = global_state.get_global_attribute("name_scope_stack", default=None) or []
+    return [scope.name for scope in stack]
+
+
+def _tf1_name(kwargs):
+    """The name TF1 graph mode would have given this variable.
+
+    `get_variable` passes its full variable-scope name; `tf.Variable` and v1
+    metrics pass a short name under the current name scope. Keras 3 layers enter
+    their name scope more than once, so TF uniquifies it (`dense_1_1`); the
+    layer's own path (`dense_1`) is what Keras 2 in TF1 graph mode used.
+    """
+    name = (kwargs.get("name") or "Variable").rstrip("/")
+    scope = tf.compat.v1.get_default_graph().get_name_scope()
+    parts = scope.split("/") if scope else []
+    keras_scopes = _keras_name_scopes()
+    if keras_scopes:
+        parts = parts[: max(0, len(parts) - len(keras_scopes))] + keras_scopes
+    return "/".join(parts + [name])
+
+
+def _unique(name, taken):
+    """TF1 graphs suffixed a repeated variable name with `_1`, `_2`, ..."""
+    if name not in taken:
+        return name
+    index = 1
+    while f"{name}_{index}" in taken:
+        index += 1
+    return f"{name}_{index}"
+
+
+def _is_local(name, kwargs):
+    collections_ = kwargs.get("collections") or ()
+    return any(key in collections_ for key in _LOCAL_COLLECTIONS) or name.endswith(
+        _KERAS_RNG_STATE
+    )
+
+
+def _is_trainable(kwargs):
+    trainable = kwargs.get("trainable")
+    if trainable is None:
+        return kwargs.get("synchronization") != tf.VariableSynchronization.ON_READ
+    return bool(trainable)
+
+
+def _add_to_collections(variable, kwargs, local):
+    """Adds `variable` to the current graph's collections, once.
+
+    v1 optimizers find what to train in `TRAINABLE_VARIABLES`, and
+    `get_global_step()` looks in `GLOBAL_STEP`: a variable handed back from the
+    store never ran the constructor that would have added it.
+    """
+    graph = tf.compat.v1.get_default_graph()
+    keys = list(kwargs.get("collections") or [_GraphKeys.GLOBAL_VARIABLES])
+    if _is_trainable(kwargs) and not local and _GraphKeys.TRAINABLE_VARIABLES not in keys:
+        keys.append(_GraphKeys.TRAINABLE_VARIABLES)
+    for key in keys:
+        if not any(existing is variable for existing in graph.get_collection(key)):
+            graph.add_to_collection(key, variable)

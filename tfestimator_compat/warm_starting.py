@@ -1,0 +1,150 @@
+"""`warm_start_from`: initialize a new model from another model's checkpoint.
+
+Warm-starting happens only when `model_dir` has no checkpoint of its own, as in
+the original; afterwards the model_dir's checkpoints win.
+"""
+
+import collections
+import os
+import re
+
+import tensorflow as tf
+from tensorflow.python.training import warm_starting_util
+
+VocabInfo = tf.compat.v1.train.VocabInfo
+
+
+class WarmStartSettings(
+    collections.namedtuple(
+        "WarmStartSettings",
+        [
+            "ckpt_to_initialize_from",
+            "vars_to_warm_start",
+            "var_name_to_vocab_info",
+            "var_name_to_prev_var_name",
+        ],
+    )
+):
+    """Which variables to warm-start, and from where.
+
+    Args:
+        ckpt_to_initialize_from: a checkpoint path prefix or a directory
+            holding checkpoints.
+        vars_to_warm_start: a regex matched against TRAINABLE variable names
+            (default `.*`), a list of regexes matched against all global
+            variables (slots and batch-norm statistics too), a list of
+            variables, or None to warm-start only `var_name_to_vocab_info`.
+        var_name_to_vocab_info: variable name -> `VocabInfo`, for embeddings
+            whose vocabulary changed.
+        var_name_to_prev_var_name: variable name -> its name in the checkpoint.
+
+    Example:
+
+    ```python
+    ws = WarmStartSettings("/tmp/old_model", vars_to_warm_start="dense.*")
+    estimator = Estimator(model_fn, warm_start_from=ws)
+    ```
+    """
+
+    def __new__(
+        cls,
+        ckpt_to_initialize_from,
+        vars_to_warm_start=".*",
+        var_name_to_vocab_info=None,
+        var_name_to_prev_var_name=None,
+    ):
+        if not ckpt_to_initialize_from:
+            raise ValueError("`ckpt_to_initialize_from` MUST be set in WarmStartSettings")
+        return super().__new__(
+            cls,
+            ckpt_to_initialize_from,
+            vars_to_warm_start,
+            var_name_to_vocab_info or {},
+            var_name_to_prev_var_name or {},
+        )
+
+
+def settings_from(warm_start_from):
+    """Normalizes `Estimator(warm_start_from=...)` into `WarmStartSettings` or None."""
+    if warm_start_from is None:
+        return None
+    if isinstance(warm_start_from, (str, bytes, os.PathLike)):
+        path = os.fsdecode(warm_start_from)
+        variables_prefix = os.path.join(path, "variables", "variables")
+        if tf.io.gfile.exists(variables_prefix + ".index"):
+            tf.compat.v1.logging.info("Warm-starting from a SavedModel")
+            return WarmStartSettings(ckpt_to_initialize_from=variables_prefix)
+        return WarmStartSettings(ckpt_to_initialize_from=path)
+    if isinstance(warm_start_from, WarmStartSettings):
+        return warm_start_from
+    raise ValueError(
+        "warm_start_from must be a string or a WarmStartSettings, instead got "
+        f"{type(warm_start_from)}"
+    )
+
+
+def _checkpoint_path(path):
+    if tf.io.gfile.isdir(path):
+        latest = tf.train.latest_checkpoint(path)
+        if latest is None:
+            raise ValueError(f"Couldn't find a checkpoint to warm-start from in {path}.")
+        return latest
+    return path
+
+
+def _selected(settings, store, trainable_names):
+    """Store names to warm-start, in the ways `vars_to_warm_start` can say it."""
+    wanted = settings.vars_to_warm_start
+    all_names = list(store.global_variables())
+    if wanted is None:
+        return [name for name in trainable_names if name in settings.var_name_to_vocab_info]
+    if isinstance(wanted, str):
+        return [name for name in trainable_names if re.match(wanted, name)]
+    if isinstance(wanted, (list, tuple)) and all(isinstance(w, str) for w in wanted):
+        return [name for name in all_names if any(re.match(w, name) for w in wanted)]
+    if isinstance(wanted, (list, tuple)):
+        return store.names_of(wanted)
+    raise ValueError(
+        "vars_to_warm_start must be a string regex, a list of regexes, a list of "
+        f"variables, or None; got {type(wanted)}"
+    )
+
+
+def warm_start(settings, store, trainable_names):
+    """Assigns the selected variables from `settings.ckpt_to_initialize_from`."""
+    checkpoint = _checkpoint_path(settings.ckpt_to_initialize_from)
+    reader = tf.train.load_checkpoint(checkpoint)
+    shapes = reader.get_variable_to_shape_map()
+    tf.compat.v1.logging.info("Warm-starting with WarmStartSettings: %s", settings)
+    for name in _selected(settings, store, trainable_names):
+        variable = store.get(name)
+        previous = settings.var_name_to_prev_var_name.get(name, name)
+        vocab = settings.var_name_to_vocab_info.get(name)
+        if previous not in shapes:
+            raise ValueError(
+                f"Warm-starting variable {name!r}: tensor {previous!r} is not in "
+                f"checkpoint {checkpoint}. Map it with var_name_to_prev_var_name, "
+                "or leave it out of vars_to_warm_start."
+            )
+        if vocab is not None:
+            warm_starting_util._warm_start_var_with_vocab(  # noqa: SLF001 - TF's remapper
+                variable,
+                current_vocab_path=vocab.new_vocab,
+                current_vocab_size=vocab.new_vocab_size,
+                prev_ckpt=checkpoint,
+                prev_vocab_path=vocab.old_vocab,
+                previous_vocab_size=vocab.old_vocab_size,
+                current_oov_buckets=vocab.num_oov_buckets,
+                prev_tensor_name=previous,
+                initializer=vocab.backup_initializer,
+                axis=vocab.axis,
+            )
+            continue
+        if shapes[previous] != variable.shape.as_list():
+            raise ValueError(
+                f"Warm-starting variable {name!r} from {previous!r}: shape "
+                f"{shapes[previous]} in checkpoint {checkpoint}, "
+                f"{variable.shape.as_list()} in the model."
+            )
+        variable.assign(tf.cast(reader.get_tensor(previous), variable.dtype))
+        tf.compat.v1.logging.debug("Warm-started %s from %s", name, previous)
