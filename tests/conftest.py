@@ -12,4 +12,3 @@ tfestimator_compat.install()
 @pytest.fixture
 def model_dir(tmp_path):
     return str(tmp_path / "model")
-

@@ -3,6 +3,8 @@
 import numpy as np
 import tensorflow as tf
 
+import tfestimator_compat as est
+
 
 def linear_data(n=64, seed=0):
     rng = np.random.RandomState(seed)
@@ -27,18 +29,20 @@ def classifier_model_fn(features, labels, mode, params):
     """A TF1-style classifier: get_variable, Keras layers, v1 optimizer and metrics."""
     hidden = tf.keras.layers.Dense(8, activation="relu")(features["x"])
     logits = tf.keras.layers.Dense(2)(hidden)
-    if mode == tf.estimator.ModeKeys.PREDICT:
-        return tf.estimator.EstimatorSpec(
+    if mode == est.ModeKeys.PREDICT:
+        return est.EstimatorSpec(
             mode,
             predictions={"class": tf.argmax(logits, 1), "logits": logits},
         )
     loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
-    if mode == tf.estimator.ModeKeys.EVAL:
-        return tf.estimator.EstimatorSpec(
+    if mode == est.ModeKeys.EVAL:
+        return est.EstimatorSpec(
             mode,
             loss=loss,
-            eval_metric_ops={"accuracy": tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, 1))},
+            eval_metric_ops={
+                "accuracy": tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, 1))
+            },
         )
     optimizer = tf.compat.v1.train.AdamOptimizer(params.get("learning_rate", 0.05))
     train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    return est.EstimatorSpec(mode, loss=loss, train_op=train_op)

@@ -33,14 +33,18 @@ def test_keras_layers_get_tf1_names_and_optimizer_slots(model_dir):
             assert f"{layer}/{suffix}" in shapes, sorted(shapes)
     assert {"beta1_power", "beta2_power", "global_step"} <= set(shapes)
     assert shapes["dense_1/kernel"] == [4, 3]
-    assert tf.train.load_checkpoint(model_dir).get_variable_to_dtype_map()["global_step"] == tf.int64
+    assert (
+        tf.train.load_checkpoint(model_dir).get_variable_to_dtype_map()["global_step"] == tf.int64
+    )
 
 
 def test_get_variable_scopes_and_auto_reuse(model_dir):
     def model_fn(features, labels, mode):
         def tower(x):
             with tf.compat.v1.variable_scope("tower", reuse=tf.compat.v1.AUTO_REUSE):
-                w = tf.compat.v1.get_variable("w", [3, 1], initializer=tf.compat.v1.zeros_initializer())
+                w = tf.compat.v1.get_variable(
+                    "w", [3, 1], initializer=tf.compat.v1.zeros_initializer()
+                )
                 return tf.matmul(x, w)
 
         prediction = tower(features["x"]) + tower(features["x"] * 2.0)
@@ -99,7 +103,9 @@ def test_update_ops_run_when_the_model_fn_depends_on_them(model_dir):
         w = tf.compat.v1.get_variable("w", [3, 1])
         tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.UPDATE_OPS, moving.assign_add(1.0))
         loss = tf.reduce_mean(tf.matmul(features["x"], w))
-        with tf.control_dependencies(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)):
+        with tf.control_dependencies(
+            tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
+        ):
             train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
                 loss, global_step=tf.compat.v1.train.get_global_step()
             )
@@ -145,7 +151,9 @@ def test_keras_metric_objects_in_eval_metric_ops(model_dir):
 
 def test_tf_random_seed_makes_runs_repeat(tmp_path):
     def model_fn(features, labels, mode):
-        logits = tf.keras.layers.Dense(2)(tf.keras.layers.Dropout(0.5)(features["x"], training=True))
+        logits = tf.keras.layers.Dense(2)(
+            tf.keras.layers.Dropout(0.5)(features["x"], training=True)
+        )
         loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
         train_op = tf.compat.v1.train.AdamOptimizer(0.1).minimize(
             loss, global_step=tf.compat.v1.train.get_global_step()

@@ -10,7 +10,9 @@ def _estimator_module():
     """A module object holding the public API, as `tf.estimator` did."""
     import tfestimator_compat
 
-    module = types.ModuleType("tensorflow.estimator", "tf.estimator, provided by tfestimator_compat.")
+    module = types.ModuleType(
+        "tensorflow.estimator", "tf.estimator, provided by tfestimator_compat."
+    )
     for name in tfestimator_compat.__all__:
         if name != "install":
             setattr(module, name, getattr(tfestimator_compat, name))

@@ -65,8 +65,7 @@ def check_restorable(checkpoint_path, variables):
             )
     if problems:
         raise ValueError(
-            f"Checkpoint {checkpoint_path} does not match the model:\n  "
-            + "\n  ".join(problems)
+            f"Checkpoint {checkpoint_path} does not match the model:\n  " + "\n  ".join(problems)
         )
 
 

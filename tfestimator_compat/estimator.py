@@ -130,8 +130,10 @@ class Estimator:
         if max_steps is not None and max_steps <= start_step:
             _logging.info("Skipping training since max_steps has already saved.")
             return self
-        last_step = max_steps if max_steps is not None else (
-            start_step + steps if steps is not None else None
+        last_step = (
+            max_steps
+            if max_steps is not None
+            else (start_step + steps if steps is not None else None)
         )
         loss = self._train(input_fn, hooks, listeners, latest, start_step, last_step)
         _logging.info("Loss for final step: %s.", loss)
@@ -272,8 +274,7 @@ class Estimator:
         latest = self.latest_checkpoint()
         if not latest:
             _logging.info(
-                "Could not find trained model in model_dir: %s, running "
-                "initialization to %s.",
+                "Could not find trained model in model_dir: %s, running initialization to %s.",
                 self.model_dir,
                 action,
             )
@@ -292,7 +293,9 @@ class Estimator:
 
     def _variables_of(self, graph):
         """Name -> variable of the checkpointed variables `graph` uses."""
-        in_graph = self._store.names_of(graph.collections.get(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, []))
+        in_graph = self._store.names_of(
+            graph.collections.get(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, [])
+        )
         saved = self._store.global_variables()
         return {name: saved[name] for name in sorted(set(in_graph)) if name in saved}
 

@@ -12,10 +12,9 @@ def fn_args(fn):
     """
     if isinstance(fn, functools.partial):
         bound = set(fn.keywords or ())
-        names = fn_args(fn.func)[len(fn.args):]
+        names = fn_args(fn.func)[len(fn.args) :]
         return tuple(name for name in names if name not in bound)
-    target = fn if inspect.isfunction(fn) or inspect.ismethod(fn) else getattr(fn, "__call__", fn)
-    parameters = inspect.signature(target).parameters.values()
+    parameters = inspect.signature(fn).parameters.values()
     return tuple(
         p.name
         for p in parameters

@@ -172,4 +172,3 @@ class HookCallback(keras.callbacks.Callback):
     on_test_batch_begin = _before
     on_train_batch_end = _after
     on_test_batch_end = _after
-

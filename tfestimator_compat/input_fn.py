@@ -56,8 +56,8 @@ def call_input_fn(input_fn, mode, params, config):
     try:
         with _tf1_iterators(_refuse_eager_iterator):
             result = input_fn(**kwargs)
-    except _NeedsGraph:
-        dataset = _dataset_through_graph(lambda: input_fn(**kwargs))
+    except _NeedsGraph as needs_graph:
+        dataset = _dataset_through_graph(lambda: input_fn(**kwargs), needs_graph.dataset)
     else:
         dataset = result if isinstance(result, tf.data.Dataset) else _repeated(result)
     return InputFnResult(dataset, _has_labels(dataset.element_spec))
@@ -79,11 +79,15 @@ def _repeated(result):
 
 
 class _NeedsGraph(Exception):
-    pass
+    """Raised from the first TF1 iterator an eager input_fn call makes."""
+
+    def __init__(self, dataset):
+        super().__init__("input_fn reads a TF1 iterator")
+        self.dataset = dataset
 
 
 def _refuse_eager_iterator(dataset):
-    raise _NeedsGraph()
+    raise _NeedsGraph(dataset)
 
 
 class _PlaceholderIterator:
@@ -132,8 +136,12 @@ def _tf1_iterators(make_iterator):
             setattr(owner, name, original)
 
 
-def _dataset_through_graph(call):
-    """Runs an input_fn that reads a TF1 iterator; returns a Dataset of its output."""
+def _dataset_through_graph(call, eager_dataset):
+    """Runs an input_fn that reads a TF1 iterator; returns a Dataset of its output.
+
+    `eager_dataset` is the dataset the eager call made its iterator from; the
+    graph call's own dataset lives in that graph and cannot leave it.
+    """
     recorded = []
     built = {}
 
@@ -148,7 +156,7 @@ def _dataset_through_graph(call):
             f"input_fn read {len(recorded)} TF1 iterators; exactly one "
             "(features, labels) iterator is supported. Return a tf.data.Dataset instead."
         )
-    dataset, element = recorded[0]
+    _, element = recorded[0]
     result = built["result"]
     if isinstance(result, list):
         result = tuple(result)
@@ -159,6 +167,6 @@ def _dataset_through_graph(call):
         flat = tf.nest.flatten(components, expand_composites=True)
         return transform(*flat)
 
-    return dataset.map(
+    return eager_dataset.map(
         lambda *args: apply(*args), num_parallel_calls=tf.data.AUTOTUNE, deterministic=True
     ).prefetch(tf.data.AUTOTUNE)

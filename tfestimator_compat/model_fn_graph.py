@@ -91,7 +91,9 @@ class ModelFnGraph:
             self.metric_values, updates = self._split_metrics(spec)
             self.metric_update_op = tf.group(*updates, name="metric_updates")
         self.spec = spec
-        self.collections = {key: graph.get_collection(key) for key in graph.get_all_collection_keys()}
+        self.collections = {
+            key: graph.get_collection(key) for key in graph.get_all_collection_keys()
+        }
 
     def _call_model_fn(self, features, labels):
         args = fn_args.fn_args(self._model_fn)

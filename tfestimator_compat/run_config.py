@@ -8,9 +8,7 @@ import tensorflow as tf
 
 _USE_DEFAULT = object()
 _DEFAULT_CHECKPOINT_SECS = 600
-_SAVE_CHECKPOINT_ERROR = (
-    "save_checkpoints_steps and save_checkpoints_secs cannot be both set."
-)
+_SAVE_CHECKPOINT_ERROR = "save_checkpoints_steps and save_checkpoints_secs cannot be both set."
 _REPLACEABLE = (
     "model_dir",
     "tf_random_seed",
@@ -130,7 +128,7 @@ class RunConfig:
             ),
             ("log_step_count_steps", lambda v: v > 0, "log_step_count_steps should be > 0"),
             ("tf_random_seed", lambda v: isinstance(v, int), "tf_random_seed must be integer."),
-            ("device_fn", callable, "device_fn must be callable with exactly one argument \"op\"."),
+            ("device_fn", callable, 'device_fn must be callable with exactly one argument "op".'),
         )
         for name, is_valid, message in checks:
             value = getattr(self, "_" + name)
@@ -152,7 +150,9 @@ class RunConfig:
             config._save_checkpoints_secs = None
         elif secs in kwargs and steps not in kwargs and kwargs[secs] is not None:
             config._save_checkpoints_steps = None
-        elif config._save_checkpoints_steps is not None and config._save_checkpoints_secs is not None:
+        elif (
+            config._save_checkpoints_steps is not None and config._save_checkpoints_secs is not None
+        ):
             raise ValueError(_SAVE_CHECKPOINT_ERROR)
         config._validate()
         return config
@@ -206,6 +206,6 @@ def _model_dir(tf_config, model_dir):
         raise ValueError(
             f"`model_dir` provided in RunConfig construct, if set, must have the "
             f"same value as the model_dir in TF_CONFIG. model_dir: {model_dir}\n"
-            f"TF_CONFIG[\"model_dir\"]: {from_env}.\n"
+            f'TF_CONFIG["model_dir"]: {from_env}.\n'
         )
     return model_dir or from_env or None

@@ -116,7 +116,8 @@ def _validate_train_op(train_op, mode):
             raise ValueError("Missing train_op.")
         return None
     if isinstance(train_op, tf.Variable):
-        return train_op
+        # `v.assign_add(1)` returns a variable in TF2; its op is the update.
+        train_op = train_op.op
     if not isinstance(train_op, (tf.Tensor, tf.Operation)):
         raise TypeError(f"train_op must be Operation or Tensor, given: {train_op}")
     _in_default_graph(train_op, "train_op")

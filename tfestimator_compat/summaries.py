@@ -29,6 +29,14 @@ def write_summary(directory, summary, step):
     writer.flush()
 
 
+def write_graph(directory, graph_def):
+    """Adds the model_fn's graph to the events file, for TensorBoard's graph tab."""
+    writer = writer_for(directory)
+    with writer.as_default():
+        tf.summary.graph(graph_def)
+    writer.flush()
+
+
 def dict_to_summary(values):
     """A `Summary` of the scalar and array entries of an evaluation result."""
     summary = summary_pb2.Summary()
@@ -54,9 +62,7 @@ def dict_to_str(values):
 def write_eval_results(directory, results, checkpoint_path):
     """Writes evaluation metrics and the evaluated checkpoint's path."""
     step = int(results["global_step"])
-    tf.compat.v1.logging.info(
-        "Saving dict for global step %d: %s", step, dict_to_str(results)
-    )
+    tf.compat.v1.logging.info("Saving dict for global step %d: %s", step, dict_to_str(results))
     summary = dict_to_summary(results)
     if checkpoint_path:
         summary.value.add(

@@ -41,13 +41,15 @@ def _validate_exporters(exporters):
         exporters = None
     if exporters is None or not all(isinstance(e, Exporter) for e in exporters):
         raise TypeError(
-            f"`exporters` must be an Exporter, an iterable of Exporter, or `None`, found {exporters}."
+            "`exporters` must be an Exporter, an iterable of Exporter, or `None`, "
+            f"found {exporters}."
         )
     names = [exporter.name for exporter in exporters]
     for name in names:
         if not name:
             raise ValueError(
-                f"An Exporter cannot have a name that is `None` or empty. All exporter names: {names}"
+                "An Exporter cannot have a name that is `None` or empty. "
+                f"All exporter names: {names}"
             )
         if not isinstance(name, str):
             raise ValueError(f"An Exporter must have a string name. Given: {type(name)}")

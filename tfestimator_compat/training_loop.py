@@ -56,8 +56,8 @@ class TrainingLoopCallback(keras.callbacks.Callback):
 
     def on_train_begin(self, logs=None):
         self.step = int(self._global_step.numpy())
-        self._log_timer.update_last_triggered_step(self.step)
-        self._summary_timer.update_last_triggered_step(self.step)
+        if self._graph_def is not None:
+            summaries.write_graph(self.model_dir, self._graph_def)
         if self._saver is None:
             return
         if self._graph_def is not None and self._config.checkpoint_save_graph_def:
@@ -68,12 +68,14 @@ class TrainingLoopCallback(keras.callbacks.Callback):
 
     def on_train_batch_end(self, batch, logs=None):
         outputs = self.model.last_outputs
-        self.step = int(self._global_step.numpy())
+        # Logs and summaries carry the step the run started at, as the
+        # original's hooks read the global step inside the same run.
+        step_before_run, self.step = self.step, int(self._global_step.numpy())
         self.loss = outputs["loss"].numpy()
         if math.isnan(float(self.loss)):
             _logging.error("Model diverged with loss = NaN.")
             raise NanLossDuringTrainingError
-        self._log(self.step)
+        self._log(step_before_run)
         if self._saver is not None and self._save_timer.should_trigger_for_step(self.step):
             if self._save(self.step):
                 self.model.stop_training = True
@@ -120,5 +122,7 @@ class TrainingLoopCallback(keras.callbacks.Callback):
             self._write_scalar("loss", float(self.loss), step)
 
     def _write_scalar(self, tag, value, step):
-        summary = tf.compat.v1.Summary(value=[tf.compat.v1.Summary.Value(tag=tag, simple_value=value)])
+        summary = tf.compat.v1.Summary(
+            value=[tf.compat.v1.Summary.Value(tag=tag, simple_value=value)]
+        )
         summaries.write_summary(self.model_dir, summary, step)

@@ -118,7 +118,9 @@ class VariableStore:
 
 def _tf_variable(variable):
     """The `tf.Variable` behind a Keras variable, or the variable itself."""
-    return getattr(variable, "_value", variable) if isinstance(variable, keras.Variable) else variable
+    return (
+        getattr(variable, "_value", variable) if isinstance(variable, keras.Variable) else variable
+    )
 
 
 def _keras_name_scopes():
@@ -155,9 +157,7 @@ def _unique(name, taken):
 
 def _is_local(name, kwargs):
     collections_ = kwargs.get("collections") or ()
-    return any(key in collections_ for key in _LOCAL_COLLECTIONS) or name.endswith(
-        _KERAS_RNG_STATE
-    )
+    return any(key in collections_ for key in _LOCAL_COLLECTIONS) or name.endswith(_KERAS_RNG_STATE)
 
 
 def _is_trainable(kwargs):

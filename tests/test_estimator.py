@@ -1,0 +1,229 @@
+"""Estimator.train / evaluate / predict behave as the original's."""
+
+import os
+
+import numpy as np
+import pytest
+import tensorflow as tf
+from helpers import classifier_model_fn
+from helpers import dataset_input_fn
+from helpers import linear_data
+
+import tfestimator_compat as est
+
+
+@pytest.fixture
+def estimator(model_dir):
+    return est.Estimator(classifier_model_fn, model_dir=model_dir, params={"learning_rate": 0.05})
+
+
+def test_steps_add_and_max_steps_is_absolute(estimator):
+    estimator.train(dataset_input_fn(repeat=True), steps=5)
+    assert estimator.get_variable_value("global_step") == 5
+    estimator.train(dataset_input_fn(repeat=True), steps=5)
+    assert estimator.get_variable_value("global_step") == 10
+    estimator.train(dataset_input_fn(repeat=True), max_steps=12)
+    assert estimator.get_variable_value("global_step") == 12
+    before = os.path.getmtime(estimator.latest_checkpoint() + ".index")
+    estimator.train(dataset_input_fn(repeat=True), max_steps=12)
+    assert estimator.latest_checkpoint().endswith("model.ckpt-12")
+    assert os.path.getmtime(estimator.latest_checkpoint() + ".index") == before
+
+
+def test_train_stops_at_end_of_finite_input(estimator):
+    estimator.train(dataset_input_fn(n=64, batch=16))
+    assert estimator.get_variable_value("global_step") == 4
+
+
+def test_train_argument_errors(estimator):
+    with pytest.raises(ValueError, match="Can not provide both steps and max_steps"):
+        estimator.train(dataset_input_fn(), steps=1, max_steps=1)
+    with pytest.raises(ValueError, match="Must specify steps > 0, given: 0"):
+        estimator.train(dataset_input_fn(), steps=0)
+    with pytest.raises(ValueError, match="Must specify max_steps > 0, given: -1"):
+        estimator.train(dataset_input_fn(), max_steps=-1)
+    with pytest.raises(TypeError, match="Hooks must be a SessionRunHook"):
+        estimator.train(dataset_input_fn(), hooks=["hook"])
+    with pytest.raises(
+        TypeError, match="saving_listeners must be a list of CheckpointSaverListener"
+    ):
+        estimator.train(dataset_input_fn(), saving_listeners=[1])
+
+
+def test_evaluate_returns_loss_mean_over_batches_and_global_step(estimator):
+    estimator.train(dataset_input_fn(repeat=True), steps=20)
+    result = estimator.evaluate(dataset_input_fn(n=48, batch=16))
+    assert set(result) == {"accuracy", "loss", "global_step"}
+    assert result["global_step"] == 20 and isinstance(result["global_step"], np.int64)
+    # Recompute the per-batch losses by predicting logits with the same weights.
+    x, y = linear_data(48)
+    logits = np.stack([p["logits"] for p in estimator.predict(dataset_input_fn(n=48, batch=16))])
+    log_probs = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    per_example = -log_probs[np.arange(48), y]
+    assert result["loss"] == pytest.approx(per_example.reshape(3, 16).mean(1).mean(), rel=1e-5)
+    assert result["accuracy"] == pytest.approx(np.mean(logits.argmax(1) == y))
+
+
+def test_evaluate_steps_and_fresh_metrics_per_call(estimator):
+    estimator.train(dataset_input_fn(repeat=True), steps=3)
+    first = estimator.evaluate(dataset_input_fn(n=48, batch=16), steps=1)
+    second = estimator.evaluate(dataset_input_fn(n=48, batch=16), steps=1)
+    assert first == second
+    with pytest.raises(ValueError, match="Must specify steps > 0"):
+        estimator.evaluate(dataset_input_fn(), steps=0)
+
+
+def test_evaluate_writes_events_to_eval_dir(estimator, model_dir):
+    estimator.train(dataset_input_fn(repeat=True), steps=2)
+    estimator.evaluate(dataset_input_fn(), name="holdout")
+    assert estimator.eval_dir("holdout") == os.path.join(model_dir, "eval_holdout")
+    assert estimator.eval_dir() == os.path.join(model_dir, "eval")
+    tags = {}
+    for path in tf.io.gfile.glob(os.path.join(model_dir, "eval_holdout", "events.*")):
+        for event in tf.compat.v1.train.summary_iterator(path):
+            for value in event.summary.value:
+                tags[value.tag] = (event.step, value.simple_value)
+    assert tags["loss"][0] == 2 and tags["accuracy"][0] == 2
+    assert "checkpoint_path" in tags
+
+
+def test_evaluate_with_explicit_checkpoint_path(estimator):
+    estimator.train(dataset_input_fn(repeat=True), steps=2)
+    first = estimator.latest_checkpoint()
+    estimator.train(dataset_input_fn(repeat=True), steps=2)
+    assert estimator.evaluate(dataset_input_fn(), checkpoint_path=first)["global_step"] == 2
+    assert estimator.evaluate(dataset_input_fn())["global_step"] == 4
+
+
+def test_predict_is_a_generator_over_all_examples(estimator):
+    estimator.train(dataset_input_fn(repeat=True), steps=2)
+    predictions = estimator.predict(dataset_input_fn(n=40, batch=16))
+    assert hasattr(predictions, "__next__")
+    predictions = list(predictions)
+    assert len(predictions) == 40
+    assert set(predictions[0]) == {"class", "logits"}
+    assert predictions[0]["logits"].shape == (2,)
+
+
+def test_predict_keys_and_batches(estimator):
+    estimator.train(dataset_input_fn(repeat=True), steps=2)
+    only = list(estimator.predict(dataset_input_fn(n=16), predict_keys=["class"]))
+    assert set(only[0]) == {"class"}
+    batches = list(estimator.predict(dataset_input_fn(n=40, batch=16), yield_single_examples=False))
+    assert [b["logits"].shape[0] for b in batches] == [16, 16, 8]
+    with pytest.raises(ValueError, match="Expected to run at least one output"):
+        list(estimator.predict(dataset_input_fn(), predict_keys=["missing"]))
+
+
+def test_predict_on_infinite_input_yields_lazily(estimator):
+    estimator.train(dataset_input_fn(repeat=True), steps=2)
+    predictions = estimator.predict(dataset_input_fn(repeat=True))
+    assert [next(predictions)["class"] in (0, 1) for _ in range(50)] == [True] * 50
+
+
+def test_variable_names_need_a_checkpoint(estimator):
+    with pytest.raises(ValueError, match="Could not find trained model in model_dir"):
+        estimator.get_variable_names()
+    estimator.train(dataset_input_fn(repeat=True), steps=1)
+    assert "dense/kernel" in estimator.get_variable_names()
+    assert estimator.get_variable_value("dense/kernel").shape == (3, 8)
+
+
+def test_properties(model_dir):
+    params = {"learning_rate": 0.1}
+    estimator = est.Estimator(classifier_model_fn, model_dir=model_dir, params=params)
+    params["learning_rate"] = 9
+    assert estimator.params == {"learning_rate": 0.1}
+    assert estimator.model_dir == model_dir
+    assert estimator.config.model_dir == model_dir
+    assert estimator.latest_checkpoint() is None
+
+
+def test_temporary_model_dir_when_none_given():
+    estimator = est.Estimator(classifier_model_fn, params={})
+    assert os.path.isdir(estimator.model_dir)
+
+
+def test_model_dir_conflict(model_dir):
+    with pytest.raises(ValueError, match="set both in constructor and `RunConfig`"):
+        est.Estimator(
+            classifier_model_fn, model_dir=model_dir, config=est.RunConfig(model_dir="/x")
+        )
+    with pytest.raises(ValueError, match="config must be an instance of `RunConfig`"):
+        est.Estimator(classifier_model_fn, config={"model_dir": model_dir})
+
+
+def test_model_fn_argument_inspection(model_dir):
+    with pytest.raises(ValueError, match="must be provided"):
+        est.Estimator(None)
+    with pytest.raises(ValueError, match="must include features argument"):
+        est.Estimator(lambda labels, mode: None)
+    with pytest.raises(ValueError, match="does not include params argument"):
+        est.Estimator(lambda features, labels, mode: None, params={"a": 1})
+    with pytest.raises(ValueError, match=r"has following not expected args: \['extra'\]"):
+        est.Estimator(lambda features, labels, extra: None)
+
+    seen = {}
+
+    def minimal_model_fn(features, mode, config):
+        seen["config"] = config
+        w = tf.compat.v1.get_variable("w", [3, 1])
+        return est.EstimatorSpec(mode, predictions=tf.matmul(features["x"], w))
+
+    estimator = est.Estimator(minimal_model_fn, model_dir=model_dir)
+    assert len(list(estimator.predict(dataset_input_fn(n=4)))) == 4
+    assert seen["config"].model_dir == model_dir
+
+
+def test_labels_without_labels_argument(model_dir):
+    def model_fn(features, mode):
+        return est.EstimatorSpec(mode, loss=tf.reduce_mean(features["x"]), train_op=tf.no_op())
+
+    with pytest.raises(
+        ValueError, match="model_fn does not take labels, but input_fn returns labels"
+    ):
+        est.Estimator(model_fn, model_dir=model_dir).train(dataset_input_fn(), steps=1)
+
+
+def test_model_fn_must_return_an_estimator_spec(model_dir):
+    estimator = est.Estimator(lambda features, labels, mode: {"loss": 1}, model_dir=model_dir)
+    with pytest.raises(ValueError, match="model_fn should return an EstimatorSpec"):
+        estimator.train(dataset_input_fn(), steps=1)
+    assert not os.path.exists(os.path.join(model_dir, "checkpoint"))
+
+
+def test_missing_train_op_names_the_field(model_dir):
+    estimator = est.Estimator(
+        lambda features, labels, mode: est.EstimatorSpec(mode, loss=tf.reduce_mean(features["x"])),
+        model_dir=model_dir,
+    )
+    with pytest.raises(ValueError, match="Missing train_op"):
+        estimator.train(dataset_input_fn(), steps=1)
+
+
+def test_metric_named_loss_is_rejected(model_dir):
+    def model_fn(features, labels, mode):
+        loss = tf.reduce_mean(features["x"])
+        return est.EstimatorSpec(
+            mode, loss=loss, eval_metric_ops={"loss": tf.compat.v1.metrics.mean(loss)}
+        )
+
+    with pytest.raises(ValueError, match='Metric with name "loss" is not allowed'):
+        est.Estimator(model_fn, model_dir=model_dir).evaluate(dataset_input_fn())
+
+
+def test_params_and_config_reach_the_input_fn(model_dir):
+    seen = {}
+
+    def input_fn(params, mode, config, input_context):
+        seen.update(params=params, mode=mode, config=config, input_context=input_context)
+        return dataset_input_fn()()
+
+    estimator = est.Estimator(
+        classifier_model_fn, model_dir=model_dir, params={"learning_rate": 0.1}
+    )
+    estimator.train(input_fn, steps=1)
+    assert seen["params"] == {"learning_rate": 0.1}
+    assert seen["mode"] == est.ModeKeys.TRAIN
+    assert seen["config"].model_dir == model_dir
+    assert seen["input_context"].num_input_pipelines == 1

@@ -1,0 +1,86 @@
+"""Every form an input_fn may return is read to its end."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+from helpers import classifier_model_fn
+from helpers import linear_data
+
+import tfestimator_compat as est
+
+
+def count_steps(model_dir, input_fn):
+    estimator = est.Estimator(classifier_model_fn, model_dir=model_dir, params={})
+    estimator.train(input_fn)
+    return estimator.get_variable_value("global_step")
+
+
+def test_dataset_of_features_and_labels(model_dir):
+    x, y = linear_data(40)
+    input_fn = lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(10)  # noqa: E731
+    assert count_steps(model_dir, input_fn) == 4
+
+
+def test_tf1_one_shot_iterator_consumes_the_whole_dataset(model_dir):
+    x, y = linear_data(50)
+
+    def input_fn():
+        dataset = tf.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(10)
+        features, labels = tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
+        return {"x": features["x"] * 1.0}, labels
+
+    assert count_steps(model_dir, input_fn) == 5
+
+
+def test_tf1_initializable_iterator_with_postprocessing(model_dir):
+    x, y = linear_data(30)
+
+    def input_fn():
+        dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(10)
+        iterator = tf.compat.v1.data.make_initializable_iterator(dataset)
+        tf.compat.v1.add_to_collection(
+            tf.compat.v1.GraphKeys.TABLE_INITIALIZERS, iterator.initializer
+        )
+        features, labels = iterator.get_next()
+        return {"x": features}, labels
+
+    assert count_steps(model_dir, input_fn) == 3
+
+
+def test_tuple_of_tensors_is_fed_every_step(model_dir):
+    x, y = linear_data(8)
+    estimator = est.Estimator(classifier_model_fn, model_dir=model_dir, params={})
+    estimator.train(lambda: ({"x": tf.constant(x)}, tf.constant(y)), steps=3)
+    assert estimator.get_variable_value("global_step") == 3
+    result = estimator.evaluate(lambda: ({"x": tf.constant(x)}, tf.constant(y)), steps=2)
+    assert result["global_step"] == 3
+
+
+def test_features_only_dataset_for_predict(model_dir):
+    x, y = linear_data(12)
+    estimator = est.Estimator(classifier_model_fn, model_dir=model_dir, params={})
+    predictions = list(
+        estimator.predict(lambda: tf.data.Dataset.from_tensor_slices({"x": x}).batch(5))
+    )
+    assert len(predictions) == 12
+    with_labels = lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(5)  # noqa: E731
+    assert len(list(estimator.predict(with_labels))) == 12
+
+
+def test_wrong_tuple_length_is_an_error(model_dir):
+    x, y = linear_data(4)
+    estimator = est.Estimator(classifier_model_fn, model_dir=model_dir, params={})
+    bad = lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, y, y)).batch(2)  # noqa: E731
+    with pytest.raises(ValueError, match="len 2 tuple"):
+        estimator.train(bad, steps=1)
+
+
+def test_single_tensor_features(model_dir):
+    def model_fn(features, labels, mode):
+        w = tf.compat.v1.get_variable("w", [3, 1])
+        return est.EstimatorSpec(mode, predictions=tf.matmul(features, w))
+
+    x = np.ones((6, 3), np.float32)
+    estimator = est.Estimator(model_fn, model_dir=model_dir)
+    predictions = list(estimator.predict(lambda: tf.data.Dataset.from_tensor_slices(x).batch(4)))
+    assert len(predictions) == 6 and predictions[0].shape == (1,)
