@@ -18,14 +18,14 @@ from tfestimator_compat import checkpoints
 from tfestimator_compat import fn_args
 from tfestimator_compat import summaries
 from tfestimator_compat import warm_starting
-from tfestimator_compat.hooks import HookCallback
 from tfestimator_compat.hooks import HookRunner
 from tfestimator_compat.input_fn import call_input_fn
 from tfestimator_compat.keras_adapter import ModelFnModel
 from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.model_fn_graph import ModelFnGraph
 from tfestimator_compat.run_config import RunConfig
-from tfestimator_compat.training_loop import TrainingLoopCallback
+from tfestimator_compat.training_loop import EvaluationLoop
+from tfestimator_compat.training_loop import TrainingLoop
 from tfestimator_compat.variable_store import VariableStore
 
 _logging = tf.compat.v1.logging
@@ -161,33 +161,29 @@ class Estimator:
         all_hooks = hooks + list(spec.training_hooks)
         if config.is_chief:
             all_hooks += list(spec.training_chief_hooks)
-        model = ModelFnModel(graph, inputs.has_labels)
-        runner = HookRunner(
-            _session_hooks(all_hooks), graph, model, {"loss": spec.loss, "train_op": spec.train_op}
-        )
-        loop = TrainingLoopCallback(
+        runner = HookRunner(_session_hooks(all_hooks), graph)
+        loop = TrainingLoop(
+            runner,
+            {"loss": spec.loss, "train_op": spec.train_op},
             self._store.get("global_step"),
             last_step,
             saver,
             config,
             listeners,
             graph.graph.as_graph_def(),
+            graph.summary_op,
         )
-        callbacks = [loop] + _keras_callbacks(all_hooks)
-        if runner.hooks:
-            callbacks.insert(0, HookCallback(runner))
         tf.io.gfile.makedirs(self.model_dir)
-        model.compile(steps_per_execution=1)
+        model = ModelFnModel(graph, inputs.has_labels, inputs.endless)
+        model.compile()
         runner.begin()
         model.fit(
             inputs.dataset,
             epochs=1,
-            steps_per_epoch=None if last_step is None else max(1, last_step - start_step),
             shuffle=False,
             verbose=0,
-            callbacks=callbacks,
+            callbacks=[loop] + _keras_callbacks(all_hooks),
         )
-        runner.end()
         return loop.loss
 
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
@@ -211,19 +207,14 @@ class Estimator:
         self._initialize(graph, checkpoint_path)
         self._store.reset_local_variables()
         all_hooks = hooks + list(spec.evaluation_hooks)
-        model = ModelFnModel(graph, inputs.has_labels)
+        runner = HookRunner(_session_hooks(all_hooks), graph)
         updates = graph.fetchable(graph.metric_update_op)
-        runner = HookRunner(
-            _session_hooks(all_hooks), graph, model, {"loss": spec.loss, "updates": updates}
-        )
-        callbacks = _keras_callbacks(all_hooks)
-        if runner.hooks:
-            callbacks.insert(0, HookCallback(runner))
-        model.compile(steps_per_execution=1)
+        loop = EvaluationLoop(runner, {"loss": spec.loss, "updates": updates}, steps)
+        model = ModelFnModel(graph, inputs.has_labels, inputs.endless)
+        model.compile()
         model.reset_eval_loss()
         runner.begin()
-        model.evaluate(inputs.dataset, steps=steps, verbose=0, callbacks=callbacks)
-        runner.end()
+        model.evaluate(inputs.dataset, verbose=0, callbacks=[loop] + _keras_callbacks(all_hooks))
         results = graph.results(graph.metric_values, graph.value_function(graph.metric_values)())
         results["loss"] = np.float32(model.mean_eval_loss())
         results["global_step"] = np.int64(graph.global_step.numpy())
@@ -251,12 +242,12 @@ class Estimator:
         self._initialize(graph, checkpoint_path)
         predictions = _extract_keys(graph.spec.predictions, predict_keys)
         all_hooks = hooks + list(graph.spec.prediction_hooks)
+        runner = HookRunner(_session_hooks(all_hooks), graph)
         model = ModelFnModel(graph, has_labels=False)
-        runner = HookRunner(_session_hooks(all_hooks), graph, model, {"predictions": predictions})
-        model.compile(steps_per_execution=1)
+        model.compile()
         runner.begin()
         for batch in inputs.dataset:
-            runner.before_step()
+            model.set_fetches(dict({"predictions": predictions}, **runner.before_step()))
             outputs = model.make_predict_function()([batch])
             stop = runner.after_step(outputs)
             evaluated = graph.results(predictions, outputs["predictions"])

@@ -8,7 +8,6 @@ graph (so hooks can look up tensors and make ops), `after_create_session()`,
 and `end()`. A hook's `request_stop()` ends the loop after that step.
 """
 
-import keras
 import tensorflow as tf
 
 _train = tf.compat.v1.train
@@ -69,29 +68,28 @@ class _Coordinator:
 
 
 class HookRunner:
-    """Drives `SessionRunHook`s around the steps of a `ModelFnModel`.
+    """Drives `SessionRunHook`s around the steps run from a `ModelFnGraph`.
 
     Args:
         hooks: the hooks, in the order they run.
         model_fn_graph: the `ModelFnGraph` the steps come from.
-        model: the `ModelFnModel` that runs the steps.
-        base_fetches: what every step fetches without hooks (dict).
     """
 
-    def __init__(self, hooks, model_fn_graph, model, base_fetches):
+    def __init__(self, hooks, model_fn_graph):
         self._hooks = list(hooks)
         self._graph = model_fn_graph
-        self._model = model
-        self._base_fetches = dict(base_fetches)
         self._session = GraphSession(model_fn_graph)
         self._coordinator = _Coordinator()
         self._requests = []
         self._contexts = []
-        model.set_fetches(self._base_fetches)
 
     @property
     def hooks(self):
         return self._hooks
+
+    @property
+    def session(self):
+        return self._session
 
     @property
     def stop_requested(self):
@@ -105,9 +103,9 @@ class HookRunner:
             hook.after_create_session(self._session, self._coordinator)
 
     def before_step(self):
-        """Asks each hook what it wants fetched and sets the model's fetches."""
+        """Asks each hook what to fetch in the next step; returns those fetches."""
         self._requests, self._contexts = [], []
-        fetches = dict(self._base_fetches)
+        fetches = {}
         for index, hook in enumerate(self._hooks):
             context = SessionRunContext(original_args=SessionRunArgs([]), session=self._session)
             request = hook.before_run(context)
@@ -120,7 +118,7 @@ class HookRunner:
                 )
             if request is not None and request.fetches is not None:
                 fetches[f"hook_{index}"] = self._graph.fetchable(request.fetches)
-        self._model.set_fetches(fetches)
+        return fetches
 
     def after_step(self, outputs):
         """Hands each hook its results; returns True when a hook asked to stop."""
@@ -142,33 +140,3 @@ class HookRunner:
     def end(self):
         for hook in self._hooks:
             hook.end(self._session)
-
-
-class HookCallback(keras.callbacks.Callback):
-    """Runs a `HookRunner` from Keras `fit` and `evaluate` batch callbacks."""
-
-    def __init__(self, runner):
-        super().__init__()
-        self._runner = runner
-
-    def _before(self, batch, logs=None):
-        self._runner.before_step()
-        self.model.make_train_function() if self._training else self.model.make_test_function()
-
-    def _after(self, batch, logs=None):
-        if self._runner.after_step(self.model.last_outputs):
-            if self._training:
-                self.model.stop_training = True
-            else:
-                self.model.stop_evaluating = True
-
-    def on_train_begin(self, logs=None):
-        self._training = True
-
-    def on_test_begin(self, logs=None):
-        self._training = False
-
-    on_train_batch_begin = _before
-    on_test_batch_begin = _before
-    on_train_batch_end = _after
-    on_test_batch_end = _after

@@ -26,6 +26,11 @@ class InputFnResult:
         self.has_labels = has_labels
 
     @property
+    def endless(self):
+        """True when the dataset is known to repeat forever."""
+        return bool(self.dataset.cardinality() == tf.data.INFINITE_CARDINALITY)
+
+    @property
     def features_spec(self):
         spec = self.dataset.element_spec
         return spec[0] if self.has_labels else spec
@@ -60,6 +65,8 @@ def call_input_fn(input_fn, mode, params, config):
         dataset = _dataset_through_graph(lambda: input_fn(**kwargs), needs_graph.dataset)
     else:
         dataset = result if isinstance(result, tf.data.Dataset) else _repeated(result)
+    # Reading ahead overlaps input with the steps, as a Session's queue did.
+    dataset = dataset.prefetch(tf.data.AUTOTUNE)
     return InputFnResult(dataset, _has_labels(dataset.element_spec))
 
 

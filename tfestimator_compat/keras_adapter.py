@@ -4,11 +4,29 @@ The model owns no layers: the variables belong to the Estimator's
 `VariableStore` and the computation is a function pruned from the
 `ModelFnGraph`. Each step calls that function on the batch with a set of
 fetches (the loss, the train op, metric updates, what hooks asked for); Keras
-supplies the loop, `steps_per_execution`, callbacks and data handling.
+supplies the loop, callbacks and data handling, and each call of the step
+function runs as many steps as the training loop asks for (`steps_per_call`)
+in one `tf.function`, so checkpoints, summaries and hooks still land on
+exactly the steps they are due.
 """
 
 import keras
 import tensorflow as tf
+
+
+class _StepFunctions:
+    """What the steps fetch, and the functions traced for each set of fetches.
+
+    A plain object, so Keras attribute tracking leaves its dicts alone.
+    """
+
+    def __init__(self):
+        self.fetches = {}
+        self.first_fetches = {}
+        self.graph_function = None
+        self.first_graph_function = None
+        self.active = None
+        self.made = {}
 
 
 class ModelFnModel(keras.Model):
@@ -17,32 +35,49 @@ class ModelFnModel(keras.Model):
     Args:
         graph: the `ModelFnGraph` of one mode.
         has_labels: whether dataset elements are `(features, labels)`.
+        endless_input: whether the dataset repeats forever (chunks then skip
+            the end-of-input checks).
     """
 
-    def __init__(self, graph, has_labels):
+    def __init__(self, graph, has_labels, endless_input=False):
         super().__init__(name="model_fn")
         self._graph = graph
         self._has_labels = has_labels
-        self._fetches = {}
-        self._step_fn = None
-        self._made_functions = {}
+        self.endless_input = endless_input
+        self._steps = _StepFunctions()
+        self.first_outputs = None
         self.last_outputs = None
+        self.last_steps_run = 0
+        self.steps_run = 0
+        self.steps_per_call = 1
         with tf.init_scope():
             self._loss_total = tf.Variable(0.0, trainable=False, name="eval_loss_total")
-            self._loss_batches = tf.Variable(0.0, trainable=False, name="eval_loss_batches")
         self.built = True
 
-    def set_fetches(self, fetches):
-        """What each step runs and returns: a dict of tensors and ops of the graph."""
-        self._fetches = dict(fetches)
-        self._step_fn = self._graph.function(self._fetches)
+    def set_fetches(self, fetches, first_step_fetches=None):
+        """What the steps of the next call run and return.
+
+        Args:
+            fetches: dict of tensors and ops of the graph, for every step.
+            first_step_fetches: more of them for the call's first step only
+                (summaries and logged values are due on the step a call starts at).
+
+        Each combination gets its own traced function, cached, so
+        combinations that alternate trace once each.
+        """
+        steps = self._steps
+        steps.fetches = dict(fetches)
+        steps.first_fetches = dict(steps.fetches, **(first_step_fetches or {}))
+        steps.graph_function = self._graph.function(steps.fetches)
+        steps.first_graph_function = self._graph.function(steps.first_fetches)
+        steps.active = steps.graph_function
 
     def _call_graph(self, data):
         if self._has_labels:
             features, labels = data
         else:
             features, labels = data, None
-        outputs = self._step_fn(*self._graph.flat_inputs(features, labels))
+        outputs = self._steps.active(*self._graph.flat_inputs(features, labels))
         return {key: value for key, value in outputs.items() if value is not None}
 
     def train_step(self, data):
@@ -52,7 +87,6 @@ class ModelFnModel(keras.Model):
         outputs = self._call_graph(data)
         if "loss" in outputs:
             self._loss_total.assign_add(tf.cast(outputs["loss"], tf.float32))
-            self._loss_batches.assign_add(1.0)
         return outputs
 
     def predict_step(self, data):
@@ -60,50 +94,102 @@ class ModelFnModel(keras.Model):
 
     def reset_eval_loss(self):
         self._loss_total.assign(0.0)
-        self._loss_batches.assign(0.0)
+        self.steps_run = 0
 
     def mean_eval_loss(self):
         """Mean of the per-batch losses, as the original's `metrics.mean(loss)`."""
-        batches = self._loss_batches.numpy()
-        return self._loss_total.numpy() / batches if batches else float("nan")
+        return self._loss_total.numpy() / self.steps_run if self.steps_run else float("nan")
 
-    def _remember_outputs(self, keras_function):
-        """Wraps a Keras step function so callbacks can read the raw outputs.
+    def _multi_step_function(self, step_function):
+        """A `tf.function` that runs up to `n` steps on batches of `iterator`.
 
-        Keras hands callbacks logs converted to floats; hooks need the fetched
-        values as they are, so the last outputs stay on the model.
+        It returns the first step's outputs (which include the first-step
+        fetches), the last step's outputs, and how many steps ran (fewer than
+        `n` at the end of the input). `n` is a tensor, so one trace serves
+        every chunk size the training loop picks.
         """
 
+        def one_step(data):
+            return self.distribute_strategy.run(step_function, args=(data,))
+
+        def relaxed(structure):
+            return tf.nest.map_structure(lambda t: tf.TensorShape(None), structure)
+
+        def endless_steps(iterator, n, outputs):
+            # An infinite input never runs out inside a chunk: no checks needed.
+            def next_step(i, outputs):
+                return i + 1, one_step(iterator.get_next())
+
+            _, outputs = tf.while_loop(
+                lambda i, outputs: i < n,
+                next_step,
+                (tf.constant(1), outputs),
+                shape_invariants=(tf.TensorShape([]), relaxed(outputs)),
+            )
+            return outputs, n
+
+        def steps_until_end(iterator, n, outputs):
+            def more(i, ran, done, outputs):
+                return tf.logical_and(i < n, tf.logical_not(done))
+
+            def next_step(i, ran, done, outputs):
+                optional = iterator.get_next_as_optional()
+                has_value = optional.has_value()
+                outputs = tf.cond(
+                    has_value, lambda: one_step(optional.get_value()), lambda: outputs
+                )
+                return i + 1, ran + tf.cast(has_value, tf.int32), tf.logical_not(has_value), outputs
+
+            start = (tf.constant(1), tf.constant(1), tf.constant(False), outputs)
+            invariants = (tf.TensorShape([]),) * 3 + (relaxed(outputs),)
+            _, ran, _, outputs = tf.while_loop(more, next_step, start, shape_invariants=invariants)
+            return outputs, ran
+
+        more_steps = endless_steps if self.endless_input else steps_until_end
+
+        @tf.autograph.experimental.do_not_convert
+        def multi_step(iterator, n):
+            steps = self._steps
+            steps.active = steps.first_graph_function
+            first = one_step(iterator.get_next())
+            steps.active = steps.graph_function
+            last, ran = more_steps(iterator, n, {key: first[key] for key in steps_keys(first)})
+            return first, last, ran
+
+        def steps_keys(first):
+            return [key for key in first if key in self._steps.fetches]
+
+        return tf.function(multi_step, reduce_retracing=True)
+
+    def _chunked(self, kind, step_function):
+        """What Keras calls per iteration of its loop: one chunk of steps."""
+
         def run(iterator):
-            outputs = keras_function(iterator)
+            multi_step = self._cached(kind, lambda: self._multi_step_function(step_function))
+            first, outputs, ran = multi_step(iterator, tf.constant(self.steps_per_call))
+            self.first_outputs = first
             self.last_outputs = outputs
+            self.last_steps_run = int(ran)
+            self.steps_run += self.last_steps_run
             return {"loss": outputs["loss"]} if "loss" in outputs else {}
 
         return run
 
     def _cached(self, kind, make):
-        key = (kind, tuple(sorted(self._fetches)), self.steps_per_execution)
-        key += tuple(id(value) for _, value in sorted(self._fetches.items()))
-        if key not in self._made_functions:
-            self._made_functions[key] = (make(), dict(self._fetches))
-        return self._made_functions[key][0]
+        fetches = self._steps.first_fetches
+        key = (kind, tuple(sorted(self._steps.fetches)), tuple(sorted(fetches)))
+        key += tuple(id(x) for x in tf.nest.flatten(fetches))
+        if key not in self._steps.made:
+            # The fetches stay referenced so their ids stay unique.
+            self._steps.made[key] = (make(), fetches)
+        return self._steps.made[key][0]
 
     def make_train_function(self, force=False):
-        def make():
-            self.train_function = None
-            super(ModelFnModel, self).make_train_function(force=True)
-            return self._remember_outputs(self.train_function)
-
-        self.train_function = self._cached("train", make)
+        self.train_function = self._chunked("train", self.train_step)
         return self.train_function
 
     def make_test_function(self, force=False):
-        def make():
-            self.test_function = None
-            super(ModelFnModel, self).make_test_function(force=True)
-            return self._remember_outputs(self.test_function)
-
-        self.test_function = self._cached("test", make)
+        self.test_function = self._chunked("test", self.test_step)
         return self.test_function
 
     def make_predict_function(self, force=False):

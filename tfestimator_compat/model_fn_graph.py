@@ -11,6 +11,7 @@ so the Keras step functions can call it like any TF2 function.
 """
 
 import inspect
+import warnings
 
 import keras
 import tensorflow as tf
@@ -90,6 +91,7 @@ class ModelFnGraph:
             spec = self._call_model_fn(features, labels)
             self.metric_values, updates = self._split_metrics(spec)
             self.metric_update_op = tf.group(*updates, name="metric_updates")
+            self.summary_op = self._summary_op(spec)
         self.spec = spec
         self.collections = {
             key: graph.get_collection(key) for key in graph.get_all_collection_keys()
@@ -119,6 +121,19 @@ class ModelFnGraph:
                 f"called with mode {self.mode!r}."
             )
         return spec
+
+    def _summary_op(self, spec):
+        """The summaries a training run writes: the scaffold's, or all of them
+        with the `loss` scalar the original added."""
+        if self.mode != ModeKeys.TRAIN:
+            return None
+        if spec.scaffold.summary_op is not None:
+            return spec.scaffold.summary_op
+        with warnings.catch_warnings():
+            # TF warns that v1 summary ops have no v2 writer; they are written here.
+            warnings.simplefilter("ignore", UserWarning)
+            tf.compat.v1.summary.scalar("loss", spec.loss)
+        return tf.compat.v1.summary.merge_all()
 
     def _split_metrics(self, spec):
         """Metric name -> value tensor, and the ops that update all metrics.

@@ -19,14 +19,23 @@ def writer_for(directory):
     return _writers[directory]
 
 
-def write_summary(directory, summary, step):
-    """Appends a serialized or proto `Summary` at `step` and flushes."""
+def write_summary(directory, summary, step, flush=True):
+    """Appends a serialized or proto `Summary` at `step`.
+
+    Training writes many and flushes at the end of `train()`; other writes flush
+    at once so readers see them immediately.
+    """
     if isinstance(summary, summary_pb2.Summary):
         summary = summary.SerializeToString()
     writer = writer_for(directory)
     with writer.as_default():
         tf.summary.experimental.write_raw_pb(tf.constant(summary), step=int(step))
-    writer.flush()
+    if flush:
+        writer.flush()
+
+
+def flush(directory):
+    writer_for(directory).flush()
 
 
 def write_graph(directory, graph_def):
