@@ -246,9 +246,14 @@ class Estimator:
         model = ModelFnModel(graph, has_labels=False)
         model.compile()
         runner.begin()
-        for batch in inputs.dataset:
+
+        def before_batch():
             model.set_fetches(dict({"predictions": predictions}, **runner.before_step()))
-            outputs = model.make_predict_function()([batch])
+
+        model.set_fetches({"predictions": predictions})
+        for outputs in model.predict_batches(
+            inputs.dataset, before_batch if runner.hooks else None
+        ):
             stop = runner.after_step(outputs)
             evaluated = graph.results(predictions, outputs["predictions"])
             if not yield_single_examples:

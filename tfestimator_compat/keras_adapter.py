@@ -50,6 +50,7 @@ class ModelFnModel(keras.Model):
         self.last_steps_run = 0
         self.steps_run = 0
         self.steps_per_call = 1
+        self._predict_iterator = None
         with tf.init_scope():
             self._loss_total = tf.Variable(0.0, trainable=False, name="eval_loss_total")
         self.built = True
@@ -88,9 +89,6 @@ class ModelFnModel(keras.Model):
         if "loss" in outputs:
             self._loss_total.assign_add(tf.cast(outputs["loss"], tf.float32))
         return outputs
-
-    def predict_step(self, data):
-        return self._call_graph(data)
 
     def reset_eval_loss(self):
         self._loss_total.assign(0.0)
@@ -193,16 +191,101 @@ class ModelFnModel(keras.Model):
         return self.test_function
 
     def make_predict_function(self, force=False):
+        """A function of `(iterator, n)` that predicts on up to `n` next batches.
+
+        It returns, for each fetched tensor, the batches' results concatenated
+        along the first axis, each batch's leading size, and how many batches
+        ran; `predict_batches` splits them back into batches. Running many
+        batches per call keeps the per-call cost off the per-batch time.
+        """
+
         def make():
-            self.predict_function = None
-            super(ModelFnModel, self).make_predict_function(force=True)
-            return self.predict_function
+            layout = {}
+
+            @tf.autograph.experimental.do_not_convert
+            def predict_chunk(iterator, n):
+                first = tf.nest.flatten(self.predict_step(iterator.get_next()))
+                layout["structure"] = self.predict_step_structure
+                layout["scalar"] = [t.shape.rank == 0 for t in first]
+                arrays = [
+                    tf.TensorArray(t.dtype, size=0, dynamic_size=True, infer_shape=False)
+                    for t in first
+                ]
+                sizes = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
+
+                def write(i, arrays, sizes, flat):
+                    flat = [t[None] if t.shape.rank == 0 else t for t in flat]
+                    arrays = [a.write(i, t) for a, t in zip(arrays, flat)]
+                    return arrays, sizes.write(i, tf.stack([tf.shape(t)[0] for t in flat]))
+
+                def more(i, done, arrays, sizes):
+                    return tf.logical_and(i < n, tf.logical_not(done))
+
+                def next_batch(i, done, arrays, sizes):
+                    optional = iterator.get_next_as_optional()
+                    has_value = optional.has_value()
+                    arrays, sizes = tf.cond(
+                        has_value,
+                        lambda: write(
+                            i,
+                            arrays,
+                            sizes,
+                            tf.nest.flatten(self.predict_step(optional.get_value())),
+                        ),
+                        lambda: (arrays, sizes),
+                    )
+                    return (
+                        i + tf.cast(has_value, tf.int32),
+                        tf.logical_not(has_value),
+                        arrays,
+                        sizes,
+                    )
+
+                arrays, sizes = write(0, arrays, sizes, first)
+                count, _, arrays, sizes = tf.while_loop(
+                    more, next_batch, (tf.constant(1), tf.constant(False), arrays, sizes)
+                )
+                return [a.concat() for a in arrays], sizes.stack(), count
+
+            function = tf.function(predict_chunk).get_concrete_function(
+                self._predict_iterator, tf.TensorSpec([], tf.int32)
+            )
+            return function, layout
 
         self.predict_function = self._cached("predict", make)
         return self.predict_function
 
-    def predict_batches(self, dataset):
-        """Yields the fetched predictions of each batch, one call per batch."""
-        predict = self.make_predict_function()
-        for batch in dataset:
-            yield predict([batch])
+    def predict_step(self, data):
+        outputs = self._call_graph(data)
+        self.predict_step_structure = outputs
+        return outputs
+
+    def predict_batches(self, dataset, before_batch=None, batches_per_call=32):
+        """Yields what each batch of `dataset` fetched, as numpy.
+
+        `before_batch()`, when given, runs before each batch and may change the
+        fetches (prediction hooks do); then each call predicts one batch.
+        """
+        self._predict_iterator = iter(dataset)
+        while True:
+            if before_batch is not None:
+                before_batch()
+            predict, layout = self.make_predict_function()
+            n = 1 if before_batch is not None else batches_per_call
+            try:
+                arrays, sizes, count = predict(self._predict_iterator, tf.constant(n))
+            except tf.errors.OutOfRangeError:
+                return
+            arrays = [a.numpy() for a in arrays]
+            ends = sizes.numpy().cumsum(axis=0)
+            for batch in range(int(count)):
+                flat = [
+                    array[end - size][()] if scalar else array[end - size : end]
+                    for array, end, size, scalar in zip(
+                        arrays,
+                        ends[batch],
+                        ends[batch] - (ends[batch - 1] if batch else 0),
+                        layout["scalar"],
+                    )
+                ]
+                yield tf.nest.pack_sequence_as(layout["structure"], flat)
