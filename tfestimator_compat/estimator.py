@@ -19,6 +19,7 @@ from tfestimator_compat import fn_args
 from tfestimator_compat import summaries
 from tfestimator_compat import warm_starting
 from tfestimator_compat.hooks import HookRunner
+from tfestimator_compat.hooks import SaverForHooks
 from tfestimator_compat.input_fn import call_input_fn
 from tfestimator_compat.keras_adapter import ModelFnModel
 from tfestimator_compat.mode_keys import ModeKeys
@@ -158,6 +159,9 @@ class Estimator:
                 "There should be a CheckpointSaverHook to use saving_listeners. "
                 "Set save_checkpoints_steps or save_checkpoints_secs in the RunConfig."
             )
+        graph.graph.add_to_collection(
+            tf.compat.v1.GraphKeys.SAVERS, SaverForHooks(self._variables_of(graph))
+        )
         all_hooks = hooks + list(spec.training_hooks)
         if config.is_chief:
             all_hooks += list(spec.training_chief_hooks)

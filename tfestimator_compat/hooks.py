@@ -50,8 +50,28 @@ class GraphSession:
                 "the value into the model_fn instead."
             )
         fetchable = self._model_fn_graph.fetchable(fetches)
-        outputs = self._model_fn_graph.value_function(fetchable)()
+        with tf.init_scope():  # hooks run with the graph as default; this runs eagerly
+            outputs = self._model_fn_graph.value_function(fetchable)()
         return self._model_fn_graph.results(fetches, outputs)
+
+
+class SaverForHooks:
+    """The Saver a user's `CheckpointSaverHook` finds in the SAVERS collection.
+
+    Hooks run with the model_fn's graph as the default graph, where a Saver
+    would build graph ops; this one saves the name-based checkpoint eagerly.
+    """
+
+    saver_def = None
+
+    def __init__(self, variables):
+        self._saver = tf.compat.v1.train.Saver(var_list=variables, save_relative_paths=True)
+
+    def save(self, sess, save_path, global_step=None, write_meta_graph=True, **kwargs):
+        with tf.init_scope():
+            return self._saver.save(
+                None, save_path, global_step=global_step, write_meta_graph=False
+            )
 
 
 class _Coordinator:
@@ -99,13 +119,18 @@ class HookRunner:
         with self._graph.graph.as_default():
             for hook in self._hooks:
                 hook.begin()
-        for hook in self._hooks:
-            hook.after_create_session(self._session, self._coordinator)
+            for hook in self._hooks:
+                hook.after_create_session(self._session, self._coordinator)
 
     def before_step(self):
         """Asks each hook what to fetch in the next step; returns those fetches."""
         self._requests, self._contexts = [], []
         fetches = {}
+        with self._graph.graph.as_default():
+            self._ask_hooks(fetches)
+        return fetches
+
+    def _ask_hooks(self, fetches):
         for index, hook in enumerate(self._hooks):
             context = SessionRunContext(original_args=SessionRunArgs([]), session=self._session)
             request = hook.before_run(context)
@@ -118,10 +143,14 @@ class HookRunner:
                 )
             if request is not None and request.fetches is not None:
                 fetches[f"hook_{index}"] = self._graph.fetchable(request.fetches)
-        return fetches
 
     def after_step(self, outputs):
         """Hands each hook its results; returns True when a hook asked to stop."""
+        with self._graph.graph.as_default():
+            self._tell_hooks(outputs)
+        return self._coordinator.stop_requested
+
+    def _tell_hooks(self, outputs):
         for index, hook in enumerate(self._hooks):
             request = self._requests[index]
             results = None
@@ -135,8 +164,8 @@ class HookRunner:
             hook.after_run(self._contexts[index], values)
             if self._contexts[index].stop_requested:
                 self._coordinator.request_stop()
-        return self._coordinator.stop_requested
 
     def end(self):
-        for hook in self._hooks:
-            hook.end(self._session)
+        with self._graph.graph.as_default():
+            for hook in self._hooks:
+                hook.end(self._session)

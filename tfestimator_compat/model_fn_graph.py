@@ -15,6 +15,7 @@ import warnings
 
 import keras
 import tensorflow as tf
+from tensorflow.python.training import training_util
 
 from tfestimator_compat import fn_args
 from tfestimator_compat.mode_keys import ModeKeys
@@ -92,6 +93,7 @@ class ModelFnGraph:
             self.metric_values, updates = self._split_metrics(spec)
             self.metric_update_op = tf.group(*updates, name="metric_updates")
             self.summary_op = self._summary_op(spec)
+            self._add_global_step_read()
         self.spec = spec
         self.collections = {
             key: graph.get_collection(key) for key in graph.get_all_collection_keys()
@@ -121,6 +123,19 @@ class ModelFnGraph:
                 f"called with mode {self.mode!r}."
             )
         return spec
+
+    def _add_global_step_read(self):
+        """The global step as hooks read it: its value when the step started.
+
+        TF1 hooks fetch `training_util`'s global-step read tensor. It is created
+        here, ordered before every op that advances the global step, so a hook
+        that fetches it sees the step the run started at, as in the original.
+        """
+        with tf.name_scope("global_step/"):
+            read = tf.identity(self.global_step.read_value(), name="read_for_hooks")
+        for op in self._ops_writing([self.global_step]):
+            op._add_control_input(read.op)
+        tf.compat.v1.add_to_collection(training_util.GLOBAL_STEP_READ_KEY, read)
 
     def _summary_op(self, spec):
         """The summaries a training run writes: the scaffold's, or all of them

@@ -77,6 +77,8 @@ class VariableStore:
                 initial_value = initial_value()
             created = dict(kwargs, initial_value=initial_value, name=name + "/")
             variable = next_creator(**created)
+            if name == tf.compat.v1.GraphKeys.GLOBAL_STEP:
+                variable = _with_op_name(variable, name)
             if _is_local(name, kwargs):
                 self._local_initial_values[name] = np.array(variable.numpy())
         self._variables[name] = variable
@@ -121,6 +123,41 @@ def _tf_variable(variable):
     return (
         getattr(variable, "_value", variable) if isinstance(variable, keras.Variable) else variable
     )
+
+
+class _OpName:
+    """What `global_step.op` gives TF1 code, which only reads its name."""
+
+    type = "VarHandleOp"
+
+    def __init__(self, name):
+        self.name = name
+
+
+_WITH_OP_NAME = {}
+
+
+def _with_op_name(variable, name):
+    """Lets TF1 code read `global_step.op.name` in the traced graph.
+
+    The variable is eager and an eager variable has no op, but TF1 hooks name
+    things after the global step's op (`StepCounterHook` writes
+    `global_step/sec`). Its class becomes a subclass whose `op` answers with
+    the name inside a graph; everything else behaves as before. Only the
+    global step gets this: optimizers key slots by `op` when a variable has one.
+    """
+    base = type(variable)
+    if base not in _WITH_OP_NAME:
+
+        def op(self):
+            if tf.executing_eagerly():
+                return base.op.__get__(self)
+            return _OpName(self._tf1_name)
+
+        _WITH_OP_NAME[base] = type(base.__name__, (base,), {"op": property(op)})
+    variable.__class__ = _WITH_OP_NAME[base]
+    variable._tf1_name = name
+    return variable
 
 
 def _keras_name_scopes():
