@@ -5,6 +5,9 @@ import types
 
 import tensorflow as tf
 
+from tfestimator_compat import experimental
+from tfestimator_compat import export
+
 
 def _estimator_module():
     """A module object holding the public API, as `tf.estimator` did."""
@@ -16,6 +19,8 @@ def _estimator_module():
     for name in tfestimator_compat.__all__:
         if name != "install":
             setattr(module, name, getattr(tfestimator_compat, name))
+    module.experimental = experimental
+    module.export = export
     return module
 
 

@@ -200,6 +200,11 @@ class Estimator:
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         checkpoint_path = self._checkpoint_for("evaluate", checkpoint_path)
+        return self._evaluate(input_fn, steps, hooks, checkpoint_path, name)
+
+    def _evaluate(self, input_fn, steps, hooks, checkpoint_path, name, in_memory=False):
+        """Evaluates `checkpoint_path`, or the variables as they are when `in_memory`."""
+        hooks = _check_hooks(hooks)
         inputs = call_input_fn(input_fn, ModeKeys.EVAL, self.params, self.config)
         graph = self._trace(ModeKeys.EVAL, inputs)
         spec = graph.spec
@@ -208,7 +213,8 @@ class Estimator:
                 'Metric with name "loss" is not allowed, because Estimator already '
                 "defines a default metric with the same name."
             )
-        self._initialize(graph, checkpoint_path)
+        if not in_memory:
+            self._initialize(graph, checkpoint_path)
         self._store.reset_local_variables()
         all_hooks = hooks + list(spec.evaluation_hooks)
         runner = HookRunner(_session_hooks(all_hooks), graph)

@@ -116,7 +116,7 @@ class HookRunner:
         return self._coordinator.stop_requested
 
     def begin(self):
-        with self._graph.graph.as_default():
+        with self._graph.extending():
             for hook in self._hooks:
                 hook.begin()
             for hook in self._hooks:

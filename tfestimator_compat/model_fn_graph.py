@@ -10,6 +10,7 @@ batch, as a Session run of those fetches did: only what the fetches need runs,
 so the Keras step functions can call it like any TF2 function.
 """
 
+import contextlib
 import inspect
 import warnings
 
@@ -183,6 +184,13 @@ class ModelFnGraph:
             for op in graph.get_operations()
             if op.type in _WRITE_OPS and op.inputs and id(op.inputs[0]) in internal
         ]
+
+    @contextlib.contextmanager
+    def extending(self):
+        """The graph as default, for code that adds to it after the model_fn
+        (hooks' `begin`); variables it makes go to the store too."""
+        with self.graph.as_default(), self._store.scope():
+            yield
 
     def fetchable(self, fetches):
         """`fetches` (tensors, ops, variables or graph names) as tensors of this graph.

@@ -119,9 +119,13 @@ class TrainingLoop(_StepLoop):
 
     def on_train_batch_begin(self, batch, logs=None):
         bounds = [MAX_STEPS_PER_CALL]
-        for due in (self._next_log, self._next_summary):
-            if due > self.step:
-                bounds.append(due - self.step)
+        periodic = [(self._next_log, self._config.log_step_count_steps)]
+        if self._summary_op is not None:
+            periodic.append((self._next_summary, self._config.save_summary_steps))
+        for due, every in periodic:
+            # An event due now is fetched by this call's first step; the call
+            # then ends before the next one.
+            bounds.append(due - self.step if due > self.step else every)
         if self._last_step is not None:
             bounds.append(self._last_step - self.step)
         if self._saver is not None and self._config.save_checkpoints_steps:

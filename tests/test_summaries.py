@@ -1,0 +1,74 @@
+"""Events files hold what the original wrote, and TensorBoard reads them."""
+
+import logging
+import os
+
+import numpy as np
+import tensorflow as tf
+from helpers import dataset_input_fn
+from tensorboard.backend.event_processing import event_accumulator
+
+import tfestimator_compat as est
+
+
+def summarizing_model_fn(features, labels, mode):
+    hidden = tf.keras.layers.Dense(4)(features["x"])
+    logits = tf.keras.layers.Dense(2)(hidden)
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    tf.compat.v1.summary.scalar("mean_logit", tf.reduce_mean(logits))
+    tf.compat.v1.summary.histogram("hidden", hidden)
+    tf.compat.v1.summary.image("picture", tf.reshape(features["x"][:1, :3] * 0 + 0.5, [1, 1, 3, 1]))
+    tf.compat.v1.summary.text("note", tf.constant("hello"))
+    train_op = tf.compat.v1.train.AdamOptimizer(0.01).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step()
+    )
+    return est.EstimatorSpec(
+        mode,
+        loss=loss,
+        train_op=train_op,
+        eval_metric_ops={"accuracy": tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, 1))},
+    )
+
+
+def accumulate(directory):
+    accumulator = event_accumulator.EventAccumulator(
+        directory, size_guidance={event_accumulator.TENSORS: 0, event_accumulator.SCALARS: 0}
+    )
+    return accumulator.Reload()
+
+
+def test_training_summaries_every_save_summary_steps(model_dir):
+    config = est.RunConfig(model_dir=model_dir, save_summary_steps=10, log_step_count_steps=10)
+    estimator = est.Estimator(summarizing_model_fn, config=config)
+    estimator.train(dataset_input_fn(repeat=True), steps=25)
+    events = accumulate(model_dir)
+    tags = events.Tags()
+    assert {"loss", "mean_logit", "global_step/sec"} <= set(tags["scalars"])
+    assert "hidden" in tags["histograms"]
+    assert any(tag.startswith("picture") for tag in tags["images"])
+    assert "note" in tags["tensors"]
+    assert [e.step for e in events.Scalars("loss")] == [0, 10, 20]
+    assert [e.step for e in events.Scalars("global_step/sec")] == [10, 20]
+    assert events.Graph() is not None
+
+
+def test_eval_metrics_in_eval_dirs(model_dir):
+    estimator = est.Estimator(summarizing_model_fn, model_dir=model_dir)
+    estimator.train(dataset_input_fn(repeat=True), steps=3)
+    result = estimator.evaluate(dataset_input_fn(), name="validation")
+    events = accumulate(os.path.join(model_dir, "eval_validation"))
+    accuracy = events.Scalars("accuracy")
+    assert [(e.step, e.value) for e in accuracy] == [(3, np.float32(result["accuracy"]))]
+    assert events.Scalars("loss")[0].value == np.float32(result["loss"])
+
+
+def test_loss_and_step_logs(model_dir, caplog):
+    config = est.RunConfig(model_dir=model_dir, log_step_count_steps=5)
+    estimator = est.Estimator(summarizing_model_fn, config=config)
+    with caplog.at_level(logging.INFO, logger="tensorflow"):
+        estimator.train(dataset_input_fn(repeat=True), steps=12)
+    messages = [record.getMessage() for record in caplog.records]
+    steps = [m.split("step = ")[1] for m in messages if m.startswith("loss = ")]
+    assert steps == ["0", "5", "10"]
+    assert sum(m.startswith("global_step/sec: ") for m in messages) == 2
+    assert any(m.startswith("Loss for final step: ") for m in messages)

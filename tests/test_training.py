@@ -1,0 +1,115 @@
+"""TrainSpec, EvalSpec and train_and_evaluate as the original ran them locally."""
+
+import os
+
+import pytest
+from helpers import classifier_model_fn
+from helpers import dataset_input_fn
+
+import tfestimator_compat as est
+from tfestimator_compat.export import Exporter
+
+
+class CountingExporter(Exporter):
+    def __init__(self, name="counting"):
+        self._name = name
+        self.calls = []
+
+    @property
+    def name(self):
+        return self._name
+
+    def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
+        self.calls.append((int(eval_result["global_step"]), is_the_final_export, export_path))
+        return export_path
+
+
+def make_estimator(model_dir, steps=10):
+    config = est.RunConfig(model_dir=model_dir, save_checkpoints_steps=steps)
+    return est.Estimator(classifier_model_fn, config=config, params={})
+
+
+def eval_steps(model_dir):
+    return sorted(est.experimental.read_eval_metrics(os.path.join(model_dir, "eval")))
+
+
+def test_evaluates_every_checkpoint_and_the_final_one(model_dir):
+    exporter = CountingExporter()
+    estimator = make_estimator(model_dir)
+    result, exports = est.train_and_evaluate(
+        estimator,
+        est.TrainSpec(dataset_input_fn(repeat=True), max_steps=22),
+        est.EvalSpec(dataset_input_fn(), steps=None, exporters=exporter, throttle_secs=0),
+    )
+    assert eval_steps(model_dir) == [10, 20, 22]
+    assert [(step, final) for step, final, _ in exporter.calls] == [
+        (10, False),
+        (20, False),
+        (22, True),
+    ]
+    assert exporter.calls[0][2] == os.path.join(model_dir, "export", "counting")
+    assert result["global_step"] == 22 and "accuracy" in result
+    assert exports == [os.path.join(model_dir, "export", "counting")]
+
+
+def test_throttle_secs_skips_checkpoints_but_not_the_last(model_dir):
+    estimator = make_estimator(model_dir, steps=2)
+    est.train_and_evaluate(
+        estimator,
+        est.TrainSpec(dataset_input_fn(repeat=True), max_steps=8),
+        est.EvalSpec(dataset_input_fn(), throttle_secs=3600),
+    )
+    assert eval_steps(model_dir) == [2, 8]
+
+
+def test_resume_and_already_finished(model_dir):
+    estimator = make_estimator(model_dir)
+    estimator.train(dataset_input_fn(repeat=True), steps=10)
+    est.train_and_evaluate(
+        make_estimator(model_dir),
+        est.TrainSpec(dataset_input_fn(repeat=True), max_steps=20),
+        est.EvalSpec(dataset_input_fn(), throttle_secs=0),
+    )
+    assert eval_steps(model_dir) == [20]
+    exporter = CountingExporter()
+    result, _ = est.train_and_evaluate(
+        make_estimator(model_dir),
+        est.TrainSpec(dataset_input_fn(repeat=True), max_steps=20),
+        est.EvalSpec(dataset_input_fn(), throttle_secs=0, exporters=[exporter]),
+    )
+    assert result["global_step"] == 20
+    assert [(step, final) for step, final, _ in exporter.calls] == [(20, True)]
+    assert make_estimator(model_dir).latest_checkpoint().endswith("model.ckpt-20")
+
+
+def test_spec_validation():
+    input_fn = dataset_input_fn()
+    with pytest.raises(TypeError, match="`input_fn` must be callable"):
+        est.TrainSpec("not callable")
+    with pytest.raises(ValueError, match="Must specify max_steps > 0"):
+        est.TrainSpec(input_fn, max_steps=0)
+    with pytest.raises(TypeError, match="All hooks must be `SessionRunHook`"):
+        est.TrainSpec(input_fn, hooks=[object()])
+    with pytest.raises(ValueError, match="Must specify steps > 0"):
+        est.EvalSpec(input_fn, steps=0)
+    with pytest.raises(ValueError, match="start_delay_secs >= 0"):
+        est.EvalSpec(input_fn, start_delay_secs=-1)
+    with pytest.raises(ValueError, match="throttle_secs >= 0"):
+        est.EvalSpec(input_fn, throttle_secs=-1)
+    with pytest.raises(TypeError, match="`name` must be string"):
+        est.EvalSpec(input_fn, name=3)
+    with pytest.raises(ValueError, match="must have unique names"):
+        est.EvalSpec(input_fn, exporters=[CountingExporter("a"), CountingExporter("a")])
+    with pytest.raises(TypeError, match="`exporters` must be an Exporter"):
+        est.EvalSpec(input_fn, exporters=[object()])
+    spec = est.EvalSpec(input_fn)
+    assert (spec.steps, spec.start_delay_secs, spec.throttle_secs) == (100, 120, 600)
+
+
+def test_train_and_evaluate_argument_types(model_dir):
+    spec = est.TrainSpec(dataset_input_fn())
+    eval_spec = est.EvalSpec(dataset_input_fn())
+    with pytest.raises(TypeError, match="`estimator` must have type"):
+        est.train_and_evaluate(object(), spec, eval_spec)
+    with pytest.raises(TypeError, match="`train_spec` must have type"):
+        est.train_and_evaluate(make_estimator(model_dir), eval_spec, eval_spec)
