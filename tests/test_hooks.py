@@ -235,3 +235,17 @@ def test_keras_callbacks_can_be_passed_as_hooks(estimator):
 
     estimator.train(dataset_input_fn(repeat=True), steps=5, hooks=[Count()])
     assert Count.batches >= 1
+
+    class Seen(keras.callbacks.Callback):
+        events = []
+
+        def on_test_batch_end(self, batch, logs=None):
+            Seen.events.append("test")
+
+        def on_predict_batch_end(self, batch, logs=None):
+            Seen.events.append(len(logs["class"]))
+
+    estimator.evaluate(dataset_input_fn(), hooks=[Seen()])
+    list(estimator.predict(dataset_input_fn(n=20, batch=8), hooks=[Seen()]))
+    assert Seen.events == ["test", 8, 8, 4]
+    est.TrainSpec(dataset_input_fn(), hooks=[Seen()])

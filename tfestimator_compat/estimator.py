@@ -260,12 +260,14 @@ class Estimator:
         def before_batch():
             model.set_fetches(dict({"predictions": predictions}, **runner.before_step()))
 
+        callbacks = keras.callbacks.CallbackList(_keras_callbacks(all_hooks), model=model)
+        callbacks.on_predict_begin()
         model.set_fetches({"predictions": predictions})
-        for outputs in model.predict_batches(
-            inputs.dataset, before_batch if runner.hooks else None
-        ):
+        batches = model.predict_batches(inputs.dataset, before_batch if runner.hooks else None)
+        for index, outputs in enumerate(batches):
             stop = runner.after_step(outputs)
             evaluated = graph.results(predictions, outputs["predictions"])
+            callbacks.on_predict_batch_end(index, {"outputs": evaluated})
             if not yield_single_examples:
                 yield evaluated
             else:
@@ -273,6 +275,7 @@ class Estimator:
             if stop:
                 break
         runner.end()
+        callbacks.on_predict_end()
 
     def _checkpoint_for(self, action, checkpoint_path):
         if checkpoint_path:

@@ -9,6 +9,7 @@ checkpoint, and runs the exporters after every evaluation.
 import collections
 import os
 
+import keras
 import tensorflow as tf
 
 from tfestimator_compat.estimator import Estimator
@@ -23,9 +24,10 @@ def _validate_input_fn(input_fn):
 
 
 def _validate_hooks(hooks):
+    """SessionRunHooks, or Keras callbacks (an extension of the original)."""
     hooks = tuple(hooks or ())
     for hook in hooks:
-        if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
+        if not isinstance(hook, (tf.compat.v1.train.SessionRunHook, keras.callbacks.Callback)):
             raise TypeError(f"All hooks must be `SessionRunHook` instances, given: {hook}")
     return hooks
 
