@@ -8,7 +8,8 @@ its column (a venv with tensorflow-cpu==2.15.1 tensorflow-estimator==2.15.0):
 
 Figures: "steady" is steps (or batches, or examples) per second once running,
 measured as the difference between a long and a short call; "overhead" is the
-fixed cost of one call (train/evaluate/predict of a single batch).
+fixed cost of one call (train/evaluate/predict of a single batch). Each figure
+is the best of several alternating rounds, as shared machines are noisy.
 """
 
 import argparse
@@ -39,7 +40,7 @@ def timed(fn):
     return time.perf_counter() - start
 
 
-def steady_and_overhead(run, long, short=1, repeats=3):
+def steady_and_overhead(run, long, short=1, repeats=5):
     """Runs `run(n)` for a short and a long n; returns (items/s, seconds per call)."""
     run(short)  # warm up: traces, caches, first checkpoint
     best_short = min(timed(lambda: run(short)) for _ in range(repeats))
@@ -151,8 +152,14 @@ def measure(mode, steps, eval_batches):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--original-python", help="interpreter with tensorflow-estimator 2.15")
-    parser.add_argument("--steps", type=int, default=2000)
-    parser.add_argument("--eval-batches", type=int, default=200)
+    parser.add_argument("--steps", type=int, default=3000)
+    parser.add_argument("--eval-batches", type=int, default=300)
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=2,
+        help="measure each contender this many times, alternating, and keep the best",
+    )
     parser.add_argument("--json-only", choices=["original", "shim"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.json_only:

@@ -227,3 +227,29 @@ def test_params_and_config_reach_the_input_fn(model_dir):
     assert seen["mode"] == est.ModeKeys.TRAIN
     assert seen["config"].model_dir == model_dir
     assert seen["input_context"].num_input_pipelines == 1
+
+
+def test_evaluate_and_predict_reuse_the_traced_model_fn_unless_it_returns_hooks(model_dir):
+    calls = []
+
+    def model_fn(features, labels, mode, params):
+        calls.append(mode)
+        spec = classifier_model_fn(features, labels, mode, params)
+        if params.get("hooks") and mode == est.ModeKeys.EVAL:
+            spec = spec._replace(evaluation_hooks=[est.StopAtStepHook(num_steps=1)])
+        return spec
+
+    estimator = est.Estimator(model_fn, model_dir=model_dir, params={})
+    estimator.train(dataset_input_fn(repeat=True), steps=2)
+    first = estimator.evaluate(dataset_input_fn())
+    estimator.train(dataset_input_fn(repeat=True), steps=2)
+    second = estimator.evaluate(dataset_input_fn())
+    assert calls.count(est.ModeKeys.EVAL) == 1
+    assert (first["global_step"], second["global_step"]) == (2, 4)
+    assert first["loss"] != second["loss"], "each call restores the newest checkpoint"
+
+    hooked = est.Estimator(model_fn, model_dir=model_dir, params={"hooks": True})
+    calls.clear()
+    hooked.evaluate(dataset_input_fn())
+    hooked.evaluate(dataset_input_fn())
+    assert calls.count(est.ModeKeys.EVAL) == 2

@@ -66,6 +66,7 @@ class Estimator:
         self._params = copy.deepcopy(params or {})
         self._warm_start_settings = warm_starting.settings_from(warm_start_from)
         self._store = VariableStore()
+        self._reusable = {}
         _logging.info("Using config: %s", {k: v for k, v in vars(self._config).items()})
 
     @property
@@ -206,7 +207,7 @@ class Estimator:
         """Evaluates `checkpoint_path`, or the variables as they are when `in_memory`."""
         hooks = _check_hooks(hooks)
         inputs = call_input_fn(input_fn, ModeKeys.EVAL, self.params, self.config)
-        graph = self._trace(ModeKeys.EVAL, inputs)
+        graph, model = self._traced(ModeKeys.EVAL, inputs)
         spec = graph.spec
         if "loss" in spec.eval_metric_ops:
             raise ValueError(
@@ -220,8 +221,6 @@ class Estimator:
         runner = HookRunner(_session_hooks(all_hooks), graph)
         updates = graph.fetchable(graph.metric_update_op)
         loop = EvaluationLoop(runner, {"loss": spec.loss, "updates": updates}, steps)
-        model = ModelFnModel(graph, inputs.has_labels, inputs.endless)
-        model.compile()
         model.reset_eval_loss()
         runner.begin()
         model.evaluate(inputs.dataset, verbose=0, callbacks=[loop] + _keras_callbacks(all_hooks))
@@ -248,13 +247,11 @@ class Estimator:
         checkpoint_path = self._checkpoint_for("predict", checkpoint_path)
         inputs = call_input_fn(input_fn, ModeKeys.PREDICT, self.params, self.config)
         inputs = inputs.features_only()
-        graph = self._trace(ModeKeys.PREDICT, inputs)
+        graph, model = self._traced(ModeKeys.PREDICT, inputs)
         self._initialize(graph, checkpoint_path)
         predictions = _extract_keys(graph.spec.predictions, predict_keys)
         all_hooks = hooks + list(graph.spec.prediction_hooks)
         runner = HookRunner(_session_hooks(all_hooks), graph)
-        model = ModelFnModel(graph, has_labels=False)
-        model.compile()
         runner.begin()
 
         def before_batch():
@@ -288,6 +285,25 @@ class Estimator:
                 action,
             )
         return latest
+
+    def _traced(self, mode, inputs):
+        """The traced model_fn and its Keras model for evaluate() or predict().
+
+        They are reused by later calls with the same input signature: tracing
+        and the first run of new functions cost more than the original's graph
+        building. A model_fn that returns hooks is traced on every call, so
+        its hooks are fresh objects each time, as in the original.
+        """
+        key = (mode, repr(inputs.features_spec), repr(inputs.labels_spec), inputs.endless)
+        if key in self._reusable:
+            return self._reusable[key]
+        graph = self._trace(mode, inputs)
+        model = ModelFnModel(graph, inputs.has_labels, inputs.endless)
+        model.compile()
+        spec = graph.spec
+        if not (spec.evaluation_hooks or spec.prediction_hooks):
+            self._reusable[key] = (graph, model)
+        return graph, model
 
     def _trace(self, mode, inputs):
         return ModelFnGraph(

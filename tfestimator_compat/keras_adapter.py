@@ -14,6 +14,26 @@ import keras
 import tensorflow as tf
 
 
+def _batch_major_shape(shape):
+    """The shape of one batch's rows of a fetch (scalars become one row)."""
+    if shape.rank is None:
+        return tf.TensorShape(None)
+    return tf.TensorShape([None]).concatenate(shape[1:])
+
+
+def _zeros_like(fetches):
+    """Stand-ins for a step's outputs before the first step has run."""
+
+    def zeros(fetch):
+        return tf.zeros([], fetch.dtype)
+
+    return {
+        key: tf.nest.map_structure(zeros, fetch)
+        for key, fetch in fetches.items()
+        if not isinstance(fetch, tf.Operation)
+    }
+
+
 class _StepFunctions:
     """What the steps fetch, and the functions traced for each set of fetches.
 
@@ -113,7 +133,7 @@ class ModelFnModel(keras.Model):
         def relaxed(structure):
             return tf.nest.map_structure(lambda t: tf.TensorShape(None), structure)
 
-        def endless_steps(iterator, n, outputs):
+        def endless_steps(iterator, n, start, outputs):
             # An infinite input never runs out inside a chunk: no checks needed.
             def next_step(i, outputs):
                 return i + 1, one_step(iterator.get_next())
@@ -121,26 +141,27 @@ class ModelFnModel(keras.Model):
             _, outputs = tf.while_loop(
                 lambda i, outputs: i < n,
                 next_step,
-                (tf.constant(1), outputs),
+                (start, outputs),
                 shape_invariants=(tf.TensorShape([]), relaxed(outputs)),
             )
             return outputs, n
 
-        def steps_until_end(iterator, n, outputs):
-            def more(i, ran, done, outputs):
+        def steps_until_end(iterator, n, start, outputs):
+            def more(i, done, outputs):
                 return tf.logical_and(i < n, tf.logical_not(done))
 
-            def next_step(i, ran, done, outputs):
+            def next_step(i, done, outputs):
                 optional = iterator.get_next_as_optional()
                 has_value = optional.has_value()
                 outputs = tf.cond(
                     has_value, lambda: one_step(optional.get_value()), lambda: outputs
                 )
-                return i + 1, ran + tf.cast(has_value, tf.int32), tf.logical_not(has_value), outputs
+                return i + tf.cast(has_value, tf.int32), tf.logical_not(has_value), outputs
 
-            start = (tf.constant(1), tf.constant(1), tf.constant(False), outputs)
-            invariants = (tf.TensorShape([]),) * 3 + (relaxed(outputs),)
-            _, ran, _, outputs = tf.while_loop(more, next_step, start, shape_invariants=invariants)
+            invariants = (tf.TensorShape([]), tf.TensorShape([]), relaxed(outputs))
+            ran, _, outputs = tf.while_loop(
+                more, next_step, (start, tf.constant(False), outputs), shape_invariants=invariants
+            )
             return outputs, ran
 
         more_steps = endless_steps if self.endless_input else steps_until_end
@@ -148,14 +169,16 @@ class ModelFnModel(keras.Model):
         @tf.autograph.experimental.do_not_convert
         def multi_step(iterator, n):
             steps = self._steps
+            if steps.first_fetches.keys() == steps.fetches.keys():
+                # Every step alike: one traced step inside the loop.
+                last, ran = more_steps(iterator, n, tf.constant(0), _zeros_like(steps.fetches))
+                return last, last, ran
             steps.active = steps.first_graph_function
             first = one_step(iterator.get_next())
             steps.active = steps.graph_function
-            last, ran = more_steps(iterator, n, {key: first[key] for key in steps_keys(first)})
+            rest = {key: first[key] for key in first if key in steps.fetches}
+            last, ran = more_steps(iterator, n, tf.constant(1), rest)
             return first, last, ran
-
-        def steps_keys(first):
-            return [key for key in first if key in self._steps.fetches]
 
         return tf.function(multi_step, reduce_retracing=True)
 
@@ -165,6 +188,8 @@ class ModelFnModel(keras.Model):
         def run(iterator):
             multi_step = self._cached(kind, lambda: self._multi_step_function(step_function))
             first, outputs, ran = multi_step(iterator, tf.constant(self.steps_per_call))
+            if int(ran) == 0:
+                raise StopIteration  # the input ended before this call
             self.first_outputs = first
             self.last_outputs = outputs
             self.last_steps_run = int(ran)
@@ -201,19 +226,26 @@ class ModelFnModel(keras.Model):
 
         def make():
             layout = {}
+            fetched = [t for t in tf.nest.flatten(self._steps.fetches)]
 
             @tf.autograph.experimental.do_not_convert
             def predict_chunk(iterator, n):
-                first = tf.nest.flatten(self.predict_step(iterator.get_next()))
-                layout["structure"] = self.predict_step_structure
-                layout["scalar"] = [t.shape.rank == 0 for t in first]
                 arrays = [
-                    tf.TensorArray(t.dtype, size=0, dynamic_size=True, infer_shape=False)
-                    for t in first
+                    tf.TensorArray(
+                        t.dtype,
+                        size=0,
+                        dynamic_size=True,
+                        infer_shape=False,
+                        element_shape=_batch_major_shape(t.shape),
+                    )
+                    for t in fetched
                 ]
                 sizes = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
 
-                def write(i, arrays, sizes, flat):
+                def predict(i, arrays, sizes, data):
+                    flat = tf.nest.flatten(self.predict_step(data))
+                    layout["structure"] = self.predict_step_structure
+                    layout["scalar"] = [t.shape.rank == 0 for t in flat]
                     flat = [t[None] if t.shape.rank == 0 else t for t in flat]
                     arrays = [a.write(i, t) for a, t in zip(arrays, flat)]
                     return arrays, sizes.write(i, tf.stack([tf.shape(t)[0] for t in flat]))
@@ -226,12 +258,7 @@ class ModelFnModel(keras.Model):
                     has_value = optional.has_value()
                     arrays, sizes = tf.cond(
                         has_value,
-                        lambda: write(
-                            i,
-                            arrays,
-                            sizes,
-                            tf.nest.flatten(self.predict_step(optional.get_value())),
-                        ),
+                        lambda: predict(i, arrays, sizes, optional.get_value()),
                         lambda: (arrays, sizes),
                     )
                     return (
@@ -241,9 +268,8 @@ class ModelFnModel(keras.Model):
                         sizes,
                     )
 
-                arrays, sizes = write(0, arrays, sizes, first)
                 count, _, arrays, sizes = tf.while_loop(
-                    more, next_batch, (tf.constant(1), tf.constant(False), arrays, sizes)
+                    more, next_batch, (tf.constant(0), tf.constant(False), arrays, sizes)
                 )
                 return [a.concat() for a in arrays], sizes.stack(), count
 
@@ -272,9 +298,8 @@ class ModelFnModel(keras.Model):
                 before_batch()
             predict, layout = self.make_predict_function()
             n = 1 if before_batch is not None else batches_per_call
-            try:
-                arrays, sizes, count = predict(self._predict_iterator, tf.constant(n))
-            except tf.errors.OutOfRangeError:
+            arrays, sizes, count = predict(self._predict_iterator, tf.constant(n))
+            if int(count) == 0:
                 return
             arrays = [a.numpy() for a in arrays]
             ends = sizes.numpy().cumsum(axis=0)

@@ -244,7 +244,10 @@ class ModelFnGraph:
 
     def value_function(self, fetches):
         """A function of no input that evaluates `fetches` from variables alone."""
-        return self._wrapped.prune([], fetches)
+        key = ("values",) + tuple(id(x) for x in tf.nest.flatten(fetches))
+        if key not in self._functions:
+            self._functions[key] = (self._wrapped.prune([], fetches), fetches)
+        return self._functions[key][0]
 
     def flat_inputs(self, features, labels=None):
         """The batch as the flat list of tensors the pruned functions take."""

@@ -134,6 +134,8 @@ class TrainingLoop(_StepLoop):
         first_step_fetches = {}
         if self._summary_op is not None and self._next_summary <= self.step:
             first_step_fetches["summary"] = self._summary_op
+        if self._next_log <= self.step:
+            first_step_fetches["logged_loss"] = self._base_fetches["loss"]
         self._prepare_call(min(bounds), first_step_fetches)
 
     def on_train_batch_end(self, batch, logs=None):
@@ -151,8 +153,8 @@ class TrainingLoop(_StepLoop):
                 self.model_dir, first["summary"].numpy(), first_step, flush=False
             )
             self._next_summary = first_step + self._config.save_summary_steps
-        if first_step >= self._next_log:
-            self._log(first_step, first["loss"].numpy())
+        if "logged_loss" in first:
+            self._log(first_step, first["logged_loss"].numpy())
             self._next_log = first_step + self._config.log_step_count_steps
         if self._saver is not None and self._save_timer.should_trigger_for_step(self.step):
             stop = self._save(self.step) or stop
