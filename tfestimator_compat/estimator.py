@@ -18,12 +18,15 @@ from tfestimator_compat import checkpoints
 from tfestimator_compat import fn_args
 from tfestimator_compat import summaries
 from tfestimator_compat import warm_starting
+from tfestimator_compat.export import saved_model as export_lib
+from tfestimator_compat.export.saved_model import ReceiverInputs
 from tfestimator_compat.hooks import HookRunner
 from tfestimator_compat.hooks import SaverForHooks
 from tfestimator_compat.input_fn import call_input_fn
 from tfestimator_compat.keras_adapter import ModelFnModel
 from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.model_fn_graph import ModelFnGraph
+from tfestimator_compat.model_fn_graph import placeholder_inputs
 from tfestimator_compat.run_config import RunConfig
 from tfestimator_compat.training_loop import EvaluationLoop
 from tfestimator_compat.training_loop import TrainingLoop
@@ -274,6 +277,81 @@ class Estimator:
         runner.end()
         callbacks.on_predict_end()
 
+    def export_saved_model(
+        self,
+        export_dir_base,
+        serving_input_receiver_fn,
+        assets_extra=None,
+        as_text=False,
+        checkpoint_path=None,
+        experimental_mode=ModeKeys.PREDICT,
+    ):
+        """Exports the model as a SavedModel for TF Serving; returns its path (bytes).
+
+        The export goes to `export_dir_base/<unix seconds>/` with the serving
+        signatures of the `EstimatorSpec.export_outputs` (default: predict
+        with all predictions), variables from `checkpoint_path` or the newest
+        checkpoint. `experimental_mode` exports the TRAIN or EVAL graph instead,
+        with a supervised receiver.
+        """
+        if not serving_input_receiver_fn and experimental_mode == ModeKeys.PREDICT:
+            raise ValueError("An input_receiver_fn must be defined.")
+        return self.experimental_export_all_saved_models(
+            export_dir_base,
+            {experimental_mode: serving_input_receiver_fn},
+            assets_extra=assets_extra,
+            as_text=as_text,
+            checkpoint_path=checkpoint_path,
+        )
+
+    def export_savedmodel(
+        self,
+        export_dir_base,
+        serving_input_receiver_fn,
+        assets_extra=None,
+        as_text=False,
+        checkpoint_path=None,
+        strip_default_attrs=False,
+    ):
+        """The old name of `export_saved_model` (`strip_default_attrs` is accepted)."""
+        if not serving_input_receiver_fn:
+            raise ValueError("An input_receiver_fn must be defined.")
+        return self.export_saved_model(
+            export_dir_base,
+            serving_input_receiver_fn,
+            assets_extra=assets_extra,
+            as_text=as_text,
+            checkpoint_path=checkpoint_path,
+        )
+
+    def experimental_export_all_saved_models(
+        self,
+        export_dir_base,
+        input_receiver_fn_map,
+        assets_extra=None,
+        as_text=False,
+        checkpoint_path=None,
+    ):
+        """Exports one SavedModel with a MetaGraph per mode in `input_receiver_fn_map`.
+
+        Modes map to tags: PREDICT -> `serve`, TRAIN -> `train`, EVAL -> `eval`.
+        """
+        return export_lib.export(
+            self,
+            export_dir_base,
+            input_receiver_fn_map,
+            assets_extra=assets_extra,
+            as_text=as_text,
+            checkpoint_path=checkpoint_path,
+        )
+
+    def _trace_for_export(self, mode, receiver_fn, checkpoint_path):
+        """The model_fn traced on a receiver's features, with restored variables."""
+        inputs = ReceiverInputs(receiver_fn, mode)
+        graph = ModelFnGraph(self._model_fn, mode, inputs, self._store, self._params, self.config)
+        checkpoints.restore(checkpoint_path, self._variables_of(graph))
+        return graph, inputs.receiver
+
     def _checkpoint_for(self, action, checkpoint_path):
         if checkpoint_path:
             return checkpoint_path
@@ -309,8 +387,7 @@ class Estimator:
         return ModelFnGraph(
             self._model_fn,
             mode,
-            inputs.features_spec,
-            inputs.labels_spec,
+            placeholder_inputs(inputs.features_spec, inputs.labels_spec),
             self._store,
             self._params,
             self.config,

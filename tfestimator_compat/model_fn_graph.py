@@ -49,24 +49,34 @@ def placeholders_for(spec):
     return tf.nest.map_structure(placeholder, spec)
 
 
+def placeholder_inputs(features_spec, labels_spec):
+    """`make_inputs` for batches of a dataset: placeholders of their specs."""
+
+    def make_inputs():
+        labels = None if labels_spec is None else placeholders_for(labels_spec)
+        return placeholders_for(features_spec), labels
+
+    return make_inputs
+
+
 class ModelFnGraph:
     """The graph of one `model_fn` call in `mode`, and functions pruned from it.
 
     Args:
         model_fn: the user's `model_fn`.
         mode: a `ModeKeys` value.
-        features_spec: `TypeSpec` structure of the features of one batch.
-        labels_spec: the same for labels, or None when the input has none.
+        make_inputs: called inside the graph; returns `(features, labels)`
+            (labels may be None): placeholders shaped like the input batches
+            (`placeholder_inputs`), or what a serving receiver builds.
         store: the `VariableStore` that owns the variables.
         params: the Estimator's params (passed when the model_fn names them).
         config: the Estimator's `RunConfig`.
     """
 
-    def __init__(self, model_fn, mode, features_spec, labels_spec, store, params, config):
+    def __init__(self, model_fn, mode, make_inputs, store, params, config):
         self.mode = mode
         self._model_fn = model_fn
-        self._features_spec = features_spec
-        self._labels_spec = labels_spec
+        self._make_inputs = make_inputs
         self._store = store
         self._params = params
         self._config = config
@@ -84,8 +94,7 @@ class ModelFnGraph:
         if seed is not None:
             keras.utils.set_random_seed(seed)
             tf.compat.v1.set_random_seed(seed)
-        features = placeholders_for(self._features_spec)
-        labels = None if self._labels_spec is None else placeholders_for(self._labels_spec)
+        features, labels = self._make_inputs()
         self.features, self.labels = features, labels
         self._feeds = self.flat_inputs(features, labels)
         with self._store.scope():
@@ -230,24 +239,23 @@ class ModelFnGraph:
 
         return tf.nest.map_structure(result, fetches, outputs, check_types=False)
 
-    def function(self, fetches):
-        """A function of the flat input batch that runs and returns `fetches`.
+    def function(self, fetches, feeds=None):
+        """A function that runs and returns `fetches`, as a Session run did.
 
-        `fetches` is a nested structure of tensors and ops of this graph (ops
-        come back as None). Functions are cached by the fetched objects.
+        It takes the flat input batch, or `feeds` (a list of tensors of this
+        graph) when given. `fetches` is a nested structure of tensors and ops
+        (ops come back as None). Functions are cached by the objects involved.
         """
-        key = tuple(id(x) for x in tf.nest.flatten(fetches))
+        feeds = self._feeds if feeds is None else list(feeds)
+        key = tuple(id(x) for x in tf.nest.flatten((feeds, fetches)))
         if key not in self._functions:
             # The fetches stay referenced so their ids stay unique.
-            self._functions[key] = (self._wrapped.prune(self._feeds, fetches), fetches)
+            self._functions[key] = (self._wrapped.prune(feeds, fetches), (feeds, fetches))
         return self._functions[key][0]
 
     def value_function(self, fetches):
         """A function of no input that evaluates `fetches` from variables alone."""
-        key = ("values",) + tuple(id(x) for x in tf.nest.flatten(fetches))
-        if key not in self._functions:
-            self._functions[key] = (self._wrapped.prune([], fetches), fetches)
-        return self._functions[key][0]
+        return self.function(fetches, feeds=[])
 
     def flat_inputs(self, features, labels=None):
         """The batch as the flat list of tensors the pruned functions take."""

@@ -1,0 +1,230 @@
+"""Exporting an Estimator as a SavedModel through `tf.saved_model.save`.
+
+For each mode asked for, the receiver function and the `model_fn` are traced
+together into one TF1-style graph (`ModelFnGraph`), whose variables are
+restored from the checkpoint. The signatures are the ones the original
+Estimator wrote (TF's own `build_all_signature_defs` decides them from the
+`export_outputs`); each becomes a `tf.function` over a function pruned from
+that graph, fed at the signature's input tensors. `tf.saved_model.save` writes
+them; the method names TF Serving dispatches on (`tensorflow/serving/classify`,
+...) and the `train`/`eval` MetaGraphs of `experimental_export_all_saved_models`
+are then set in `saved_model.pb`. Everything is written under `temp-<ts>` and
+renamed to `<ts>` when complete, so a crash never leaves an export that looks
+finished.
+"""
+
+import os
+import shutil
+
+import tensorflow as tf
+from google.protobuf import text_format
+from tensorflow.core.protobuf import saved_model_pb2
+from tensorflow.python.saved_model import signature_def_utils
+from tensorflow.python.saved_model.model_utils import export_utils
+
+from tfestimator_compat.export.receivers import ServingInputReceiver
+from tfestimator_compat.export.receivers import SupervisedInputReceiver
+from tfestimator_compat.export.receivers import TensorServingInputReceiver
+from tfestimator_compat.mode_keys import ModeKeys
+
+_TAGS = {
+    ModeKeys.PREDICT: tf.saved_model.SERVING,
+    ModeKeys.TRAIN: tf.saved_model.TRAINING,
+    ModeKeys.EVAL: "eval",
+}
+_SAVED_MODEL_PB = "saved_model.pb"
+
+
+class ReceiverInputs:
+    """`make_inputs` for a `ModelFnGraph`: runs a receiver function in the graph."""
+
+    def __init__(self, receiver_fn, mode):
+        self._receiver_fn = receiver_fn
+        self._mode = mode
+        self.receiver = None
+
+    def __call__(self):
+        receiver = self._receiver_fn()
+        if self._mode == ModeKeys.PREDICT:
+            expected = (ServingInputReceiver, TensorServingInputReceiver)
+            what = "a ServingInputReceiver or TensorServingInputReceiver"
+        else:
+            expected = (SupervisedInputReceiver,)
+            what = "a SupervisedInputReceiver"
+        if not isinstance(receiver, expected):
+            raise TypeError(
+                f"The input receiver function for mode {self._mode!r} must return "
+                f"{what}; it returned {type(receiver).__name__}."
+            )
+        self.receiver = receiver
+        return receiver.features, getattr(receiver, "labels", None)
+
+
+def export(
+    estimator, export_dir_base, receiver_fns, assets_extra=None, as_text=False, checkpoint_path=None
+):
+    """Writes a SavedModel with a MetaGraph per mode in `receiver_fns`; returns its path.
+
+    Args:
+        estimator: the `Estimator`.
+        export_dir_base: the export goes to `export_dir_base/<unix seconds>`.
+        receiver_fns: dict mode -> receiver function (serving receivers for
+            PREDICT, supervised receivers for TRAIN and EVAL).
+        assets_extra: dict destination path (under `assets.extra/`) -> source file.
+        as_text: write `saved_model.pbtxt` instead of `saved_model.pb`.
+        checkpoint_path: the checkpoint to export; the newest when None.
+    """
+    checkpoint_path = checkpoint_path or estimator.latest_checkpoint()
+    if not checkpoint_path:
+        raise ValueError(f"Couldn't find trained model at {estimator.model_dir}.")
+    module = tf.Module()
+    module.variables_by_name = {}
+    signatures, method_names, tags_of = {}, {}, {}
+    for mode, receiver_fn in receiver_fns.items():
+        graph, receiver = estimator._trace_for_export(mode, receiver_fn, checkpoint_path)
+        module.variables_by_name.update(estimator._variables_of(graph))
+        with graph.graph.as_default():  # TF builds SignatureDefs from graph tensors
+            signature_defs = _signature_defs(mode, graph, receiver)
+        for key, signature_def in signature_defs.items():
+            signatures[key] = _signature_function(graph, signature_def)
+            method_names[key] = signature_def.method_name
+            tags_of[key] = _TAGS[mode]
+    if not signatures:
+        raise ValueError(
+            "Nothing to export: no signature could be built from the export_outputs "
+            "and the receiver (see the log for the signatures that were excluded)."
+        )
+
+    export_dir = export_utils.get_timestamped_export_dir(export_dir_base)
+    temp_dir = export_utils.get_temp_export_dir(export_dir)
+    tf.io.gfile.makedirs(os.fsdecode(export_dir_base))
+    try:
+        tf.saved_model.save(module, os.fsdecode(temp_dir), signatures=signatures)
+        _finish_meta_graphs(os.fsdecode(temp_dir), method_names, tags_of, as_text)
+        _copy_assets_extra(os.fsdecode(temp_dir), assets_extra)
+        tf.io.gfile.rename(temp_dir, export_dir)
+    except BaseException:
+        if tf.io.gfile.exists(temp_dir):
+            tf.io.gfile.rmtree(temp_dir)
+        raise
+    return export_dir
+
+
+def _signature_defs(mode, graph, receiver):
+    """The SignatureDefs the original exported for this mode, by key."""
+    spec = graph.spec
+    if mode == ModeKeys.PREDICT:
+        return _build_signature_defs(
+            receiver.receiver_tensors,
+            spec.export_outputs,
+            receiver.receiver_tensors_alternatives,
+            serving_only=True,
+        )
+    metrics = dict(graph.metric_values) if mode == ModeKeys.EVAL else None
+    outputs = export_utils.export_outputs_for_mode(
+        mode, predictions=spec.predictions, loss=spec.loss, metrics=_as_pairs(graph, metrics)
+    )
+    return _build_signature_defs(receiver.receiver_tensors, outputs, serving_only=False)
+
+
+def _build_signature_defs(receiver_tensors, export_outputs, alternatives=None, serving_only=True):
+    """One signature per export output, and per (alternative receiver, output).
+
+    Keys are the output keys, and `<alternative>:<output key>` for the
+    alternatives. An output that cannot serve from those inputs (a classify
+    output fed anything but one string tensor, say) is left out and logged,
+    as the original did.
+    """
+    receivers = {None: receiver_tensors}
+    receivers.update(alternatives or {})
+    signature_defs, excluded = {}, {}
+    for receiver_name, tensors in receivers.items():
+        for output_key, export_output in export_outputs.items():
+            key = str(output_key) if receiver_name is None else f"{receiver_name}:{output_key}"
+            try:
+                signature_def = export_output.as_signature_def(tensors)
+            except ValueError as error:
+                excluded[key] = str(error)
+                continue
+            if serving_only and not signature_def_utils.is_valid_signature(signature_def):
+                excluded[key] = "not a valid serving signature"
+                continue
+            signature_defs[key] = signature_def
+    for key, reason in excluded.items():
+        tf.compat.v1.logging.warning("Signature %r is not exported: %s", key, reason)
+    return signature_defs
+
+
+def _as_pairs(graph, metrics):
+    """Metrics as the `(value, update)` pairs `EvalOutput` expects."""
+    if metrics is None:
+        return None
+    return {name: (value, graph.metric_update_op) for name, value in metrics.items()}
+
+
+def _tensor(graph, tensor_info, key):
+    if tensor_info.WhichOneof("encoding") != "name":
+        raise ValueError(
+            f"Signature input/output {key!r} is a SparseTensor or composite; exported "
+            "signatures take and return dense tensors only."
+        )
+    return graph.get_tensor_by_name(tensor_info.name)
+
+
+def _signature_function(graph, signature_def):
+    """A concrete `tf.function` serving `signature_def` from the pruned graph."""
+    inputs = {key: _tensor(graph.graph, info, key) for key, info in signature_def.inputs.items()}
+    outputs = {key: _tensor(graph.graph, info, key) for key, info in signature_def.outputs.items()}
+    keys = sorted(inputs)
+    pruned = graph.function(outputs, feeds=[inputs[key] for key in keys])
+    specs = [tf.TensorSpec(inputs[key].shape, inputs[key].dtype, name=key) for key in keys]
+
+    @tf.function(input_signature=specs, autograph=False)
+    def signature(*args):
+        return pruned(*args)
+
+    return signature.get_concrete_function()
+
+
+def _finish_meta_graphs(export_dir, method_names, tags_of, as_text):
+    """Sets method names and splits signatures into one MetaGraph per tag."""
+    path = os.path.join(export_dir, _SAVED_MODEL_PB)
+    saved_model = saved_model_pb2.SavedModel()
+    with tf.io.gfile.GFile(path, "rb") as f:
+        saved_model.ParseFromString(f.read())
+    serving = saved_model.meta_graphs[0]
+    by_tag = {}
+    for key, tag in tags_of.items():
+        by_tag.setdefault(tag, []).append(key)
+    template = saved_model_pb2.SavedModel()
+    template.meta_graphs.add().CopyFrom(serving)
+    del saved_model.meta_graphs[:]
+    for tag in sorted(by_tag, key=lambda t: t != tf.saved_model.SERVING):
+        meta_graph = saved_model.meta_graphs.add()
+        meta_graph.CopyFrom(template.meta_graphs[0])
+        meta_graph.meta_info_def.ClearField("tags")
+        meta_graph.meta_info_def.tags.append(tag)
+        for key in list(meta_graph.signature_def):
+            if key not in by_tag[tag]:
+                del meta_graph.signature_def[key]
+            else:
+                meta_graph.signature_def[key].method_name = method_names[key]
+    if as_text:
+        # As the original: the text form replaces the binary one.
+        tf.io.gfile.remove(path)
+        with tf.io.gfile.GFile(os.path.join(export_dir, "saved_model.pbtxt"), "w") as f:
+            f.write(text_format.MessageToString(saved_model))
+    else:
+        with tf.io.gfile.GFile(path, "wb") as f:
+            f.write(saved_model.SerializeToString())
+
+
+def _copy_assets_extra(export_dir, assets_extra):
+    """Copies `{destination under assets.extra/: source path}` into the export."""
+    for destination, source in (assets_extra or {}).items():
+        target = os.path.join(export_dir, "assets.extra", destination)
+        tf.io.gfile.makedirs(os.path.dirname(target))
+        if tf.io.gfile.isdir(source):
+            shutil.copytree(source, target)
+        else:
+            tf.io.gfile.copy(source, target, overwrite=True)
