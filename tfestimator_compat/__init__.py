@@ -7,6 +7,10 @@ legacy programs run unchanged.
 
 from tfestimator_compat.activation import install
 from tfestimator_compat.estimator import Estimator
+from tfestimator_compat.export.exporter import BestExporter
+from tfestimator_compat.export.exporter import Exporter
+from tfestimator_compat.export.exporter import FinalExporter
+from tfestimator_compat.export.exporter import LatestExporter
 from tfestimator_compat.hooks import CheckpointSaverHook
 from tfestimator_compat.hooks import CheckpointSaverListener
 from tfestimator_compat.hooks import FeedFnHook
@@ -36,14 +40,18 @@ from tfestimator_compat.warm_starting import WarmStartSettings
 __version__ = "0.1.0"
 
 __all__ = [
+    "BestExporter",
     "CheckpointSaverHook",
     "CheckpointSaverListener",
     "Estimator",
     "EstimatorSpec",
     "EvalSpec",
+    "Exporter",
     "FeedFnHook",
+    "FinalExporter",
     "FinalOpsHook",
     "GlobalStepWaiterHook",
+    "LatestExporter",
     "LoggingTensorHook",
     "ModeKeys",
     "NanLossDuringTrainingError",
