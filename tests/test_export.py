@@ -253,3 +253,53 @@ def test_reference_workflow_prints_seed_ok(tmp_path):
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "SEED_OK" in result.stdout
+
+
+def test_vocabulary_files_become_assets_and_serve_without_the_original(tmp_path):
+    vocabulary = tmp_path / "vocabulary.txt"
+    vocabulary.write_text("a\nb\nc\n")
+    column = tf.feature_column.indicator_column(
+        tf.feature_column.categorical_column_with_vocabulary_file("k", str(vocabulary))
+    )
+
+    def model_fn(features, labels, mode):
+        net = tf.compat.v1.feature_column.input_layer(features, [column])
+        logits = tf.keras.layers.Dense(2)(net)
+        if mode == est.ModeKeys.PREDICT:
+            return est.EstimatorSpec(mode, predictions={"onehot": net, "logits": logits})
+        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+        train_op = tf.compat.v1.train.AdamOptimizer().minimize(
+            loss, global_step=tf.compat.v1.train.get_global_step()
+        )
+        return est.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    keys = np.array([["a"], ["c"], ["b"], ["z"]])
+    input_fn = lambda: tf.data.Dataset.from_tensor_slices(  # noqa: E731
+        ({"k": keys}, np.array([0, 1, 0, 1]))
+    ).batch(2)
+    estimator = est.Estimator(model_fn, model_dir=str(tmp_path / "model"))
+    estimator.train(input_fn, steps=2)
+    predicted = list(estimator.predict(input_fn))
+    np.testing.assert_array_equal(
+        [p["onehot"] for p in predicted], [[1, 0, 0], [0, 0, 1], [0, 1, 0], [0, 0, 0]]
+    )
+    receiver = export.build_parsing_serving_input_receiver_fn(
+        tf.feature_column.make_parse_example_spec([column])
+    )
+    export_dir = estimator.export_saved_model(str(tmp_path / "export"), receiver).decode()
+    assert os.listdir(os.path.join(export_dir, "assets")) == ["vocabulary.txt"]
+    vocabulary.unlink()
+    examples = [
+        tf.train.Example(
+            features=tf.train.Features(
+                feature={
+                    "k": tf.train.Feature(bytes_list=tf.train.BytesList(value=[key[0].encode()]))
+                }
+            )
+        ).SerializeToString()
+        for key in keys
+    ]
+    served = tf.saved_model.load(export_dir).signatures["serving_default"](
+        examples=tf.constant(examples)
+    )
+    np.testing.assert_allclose(served["logits"], [p["logits"] for p in predicted], atol=1e-5)

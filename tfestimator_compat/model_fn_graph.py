@@ -16,6 +16,7 @@ import warnings
 
 import keras
 import tensorflow as tf
+from tensorflow.python.trackable import resource
 from tensorflow.python.training import training_util
 
 from tfestimator_compat import fn_args
@@ -78,6 +79,7 @@ class ModelFnGraph:
         self._model_fn = model_fn
         self._make_inputs = make_inputs
         self._store = store
+        self._resources = resource.ResourceTracker()
         self._params = params
         self._config = config
         self._wrapped = tf.compat.v1.wrap_function(self._build, signature=[])
@@ -88,6 +90,11 @@ class ModelFnGraph:
     def graph(self):
         return self._wrapped.graph
 
+    @property
+    def resources(self):
+        """Resources the model_fn created (lookup tables), which an export must track."""
+        return list(self._resources.resources)
+
     def _build(self):
         graph = tf.compat.v1.get_default_graph()
         seed = getattr(self._config, "tf_random_seed", None)
@@ -97,7 +104,7 @@ class ModelFnGraph:
         features, labels = self._make_inputs()
         self.features, self.labels = features, labels
         self._feeds = self.flat_inputs(features, labels)
-        with self._store.scope():
+        with self._store.scope(), resource.resource_tracker_scope(self._resources):
             self.global_step = tf.compat.v1.train.get_or_create_global_step()
             spec = self._call_model_fn(features, labels)
             self.metric_values, updates = self._split_metrics(spec)

@@ -79,10 +79,12 @@ def export(
         raise ValueError(f"Couldn't find trained model at {estimator.model_dir}.")
     module = tf.Module()
     module.variables_by_name = {}
+    module.resources = []
     signatures, method_names, tags_of = {}, {}, {}
     for mode, receiver_fn in receiver_fns.items():
         graph, receiver = estimator._trace_for_export(mode, receiver_fn, checkpoint_path)
         module.variables_by_name.update(estimator._variables_of(graph))
+        module.resources.extend(graph.resources)
         with graph.graph.as_default():  # TF builds SignatureDefs from graph tensors
             signature_defs = _signature_defs(mode, graph, receiver)
         for key, signature_def in signature_defs.items():
