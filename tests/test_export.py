@@ -89,6 +89,13 @@ def test_parsing_receiver_signatures_method_names_and_serving(trained, tmp_path)
     assert set(signatures["classification"].inputs) == {"inputs"}
     assert set(signatures["classification"].outputs) == {"classes", "scores"}
     assert set(signatures["serving_default"].inputs) == {"examples"}
+    shown = subprocess.run(
+        [sys.executable, "-m", "tensorflow.python.tools.saved_model_cli", "show",
+         "--dir", export_dir, "--all"],
+        capture_output=True, text=True,
+    )
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    assert "Method name is: tensorflow/serving/classify" in shown.stdout
 
     x, _ = linear_data(6, seed=3)
     expected = list(trained.predict(lambda: tf.data.Dataset.from_tensor_slices({"x": x}).batch(6)))

@@ -8,9 +8,11 @@ from tfestimator_compat.early_stopping import stop_if_no_decrease_hook
 from tfestimator_compat.early_stopping import stop_if_no_increase_hook
 from tfestimator_compat.estimator_hooks import InMemoryEvaluatorHook
 from tfestimator_compat.estimator_hooks import make_stop_at_checkpoint_step_hook
+from tfestimator_compat.export.receivers import build_raw_supervised_input_receiver_fn
 
 __all__ = [
     "InMemoryEvaluatorHook",
+    "build_raw_supervised_input_receiver_fn",
     "make_early_stopping_hook",
     "make_stop_at_checkpoint_step_hook",
     "read_eval_metrics",
