@@ -145,3 +145,13 @@ def test_missing_tensor_names_it(tmp_path, source_dir):
     )
     with pytest.raises(ValueError, match="tensor 'nope' is not in checkpoint"):
         evaluate_with(tmp_path, settings)
+
+
+def test_from_a_saved_model_exported_here(tmp_path, source_dir):
+    source = est.Estimator(classifier_model_fn, model_dir=source_dir, params={})
+    receiver = est.export.build_raw_serving_input_receiver_fn({"x": tf.zeros([1, 3])})
+    export_dir = source.export_saved_model(str(tmp_path / "exports"), receiver).decode()
+    estimator = evaluate_with(tmp_path, export_dir)
+    np.testing.assert_array_equal(
+        kernel_of(estimator, "dense_1/kernel"), tf.train.load_variable(source_dir, "dense_1/kernel")
+    )

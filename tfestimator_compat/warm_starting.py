@@ -110,11 +110,46 @@ def _selected(settings, store, trainable_names):
     )
 
 
+# Exports of this package track variables by TF1 name under this attribute;
+# their checkpoint keys are object paths, mapped back to the names here.
+_EXPORTED_PREFIX = "variables_by_name/"
+_EXPORTED_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
+
+
+def _unescape(object_name):
+    """Undoes the object-graph escaping of a name ('/' is '.S', '.' is '..')."""
+    out, i = [], 0
+    while i < len(object_name):
+        pair = object_name[i : i + 2]
+        if pair == ".S":
+            out.append("/")
+            i += 2
+        elif pair == "..":
+            out.append(".")
+            i += 2
+        else:
+            out.append(object_name[i])
+            i += 1
+    return "".join(out)
+
+
+def _tensor_keys(reader):
+    """TF1 name -> key in the checkpoint: itself, or its object path in an export."""
+    keys = {}
+    for key in reader.get_variable_to_shape_map():
+        if key.startswith(_EXPORTED_PREFIX) and key.endswith(_EXPORTED_SUFFIX):
+            keys[_unescape(key[len(_EXPORTED_PREFIX) : -len(_EXPORTED_SUFFIX)])] = key
+        else:
+            keys.setdefault(key, key)
+    return keys
+
+
 def warm_start(settings, store, trainable_names):
     """Assigns the selected variables from `settings.ckpt_to_initialize_from`."""
     checkpoint = _checkpoint_path(settings.ckpt_to_initialize_from)
     reader = tf.train.load_checkpoint(checkpoint)
-    shapes = reader.get_variable_to_shape_map()
+    keys = _tensor_keys(reader)
+    shapes = {name: reader.get_variable_to_shape_map()[key] for name, key in keys.items()}
     tf.compat.v1.logging.info("Warm-starting with WarmStartSettings: %s", settings)
     for name in _selected(settings, store, trainable_names):
         variable = store.get(name)
@@ -146,5 +181,5 @@ def warm_start(settings, store, trainable_names):
                 f"{shapes[previous]} in checkpoint {checkpoint}, "
                 f"{variable.shape.as_list()} in the model."
             )
-        variable.assign(tf.cast(reader.get_tensor(previous), variable.dtype))
+        variable.assign(tf.cast(reader.get_tensor(keys[previous]), variable.dtype))
         tf.compat.v1.logging.debug("Warm-started %s from %s", name, previous)
