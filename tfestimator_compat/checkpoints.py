@@ -12,16 +12,100 @@ at a complete checkpoint.
 
 import os
 
+import numpy as np
 import tensorflow as tf
 
 CHECKPOINT_BASENAME = "model.ckpt"
 
 
 def latest_checkpoint(model_dir):
-    """Path prefix of the newest checkpoint in `model_dir`, or None."""
+    """Path prefix of the newest complete checkpoint in `model_dir`, or None.
+
+    The state file's newest entry is used when its files are complete. When
+    they are missing or truncated (a file deleted by hand, a disk filled up),
+    the newest complete checkpoint listed in the state file or present in the
+    directory is used, with a warning. When checkpoint files exist but none is
+    complete, this raises naming them, rather than returning None and letting
+    training start over on top of the user's checkpoints.
+    """
     if not model_dir or not tf.io.gfile.exists(model_dir):
         return None
-    return tf.train.latest_checkpoint(model_dir)
+    candidates = _candidates_newest_first(model_dir)
+    problems = []
+    for prefix in candidates:
+        problem = _incomplete(prefix)
+        if problem is None:
+            if problems:
+                tf.compat.v1.logging.warning(
+                    "Using checkpoint %s: newer ones are unusable (%s).",
+                    prefix,
+                    "; ".join(problems),
+                )
+            return prefix
+        problems.append(problem)
+    if problems:
+        raise ValueError(
+            f"model_dir {model_dir} has checkpoints but none is complete: "
+            + "; ".join(problems)
+            + ". Restore the missing files, or move them away to start from scratch."
+        )
+    return None
+
+
+def _candidates_newest_first(model_dir):
+    """Checkpoint prefixes the state file lists, then any others found, newest first."""
+    listed = []
+    state = None
+    try:
+        state = tf.train.get_checkpoint_state(model_dir)
+    except tf.errors.OpError as error:
+        tf.compat.v1.logging.warning("Ignoring unreadable checkpoint state file: %s", error)
+    if state is not None:
+        paths = [state.model_checkpoint_path, *reversed(state.all_model_checkpoint_paths)]
+        listed = [p if os.path.isabs(p) else os.path.join(model_dir, p) for p in paths if p]
+    found = {
+        name[: -len(".index")]
+        for name in tf.io.gfile.glob(os.path.join(model_dir, CHECKPOINT_BASENAME + "-*.index"))
+    }
+    found |= {
+        name.split(".data-")[0]
+        for name in tf.io.gfile.glob(os.path.join(model_dir, CHECKPOINT_BASENAME + "-*.data-*"))
+    }
+    others = sorted((p for p in found if p not in listed), key=_step_of_prefix, reverse=True)
+    unique = []
+    for prefix in listed + others:
+        if prefix not in unique:
+            unique.append(prefix)
+    return unique
+
+
+def _step_of_prefix(prefix):
+    suffix = prefix.rsplit("-", 1)[-1]
+    return int(suffix) if suffix.isdigit() else -1
+
+
+def _incomplete(prefix):
+    """Why the checkpoint at `prefix` cannot be restored, or None when it can."""
+    index = prefix + ".index"
+    if not tf.io.gfile.exists(index):
+        return f"{index} is missing"
+    try:
+        reader = tf.train.load_checkpoint(prefix)
+    except (tf.errors.OpError, ValueError) as error:
+        return f"{index} is unreadable ({type(error).__name__})"
+    data_files = tf.io.gfile.glob(prefix + ".data-*")
+    if not data_files:
+        return f"{prefix}.data-00000-of-00001 is missing"
+    dtypes = reader.get_variable_to_dtype_map()
+    expected = sum(
+        int(np.prod(shape)) * dtypes[name].size
+        for name, shape in reader.get_variable_to_shape_map().items()
+        if dtypes[name] != tf.string
+    )
+    actual = sum(tf.io.gfile.stat(path).length for path in data_files)
+    if actual < expected:
+        return f"{data_files[0]} is truncated ({actual} of at least {expected} bytes)"
+    return None
 
 
 def global_step_of(checkpoint_path):

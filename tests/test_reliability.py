@@ -1,0 +1,76 @@
+"""Damaged model_dirs give clear errors or fall back; nothing starts over silently."""
+
+import os
+
+import pytest
+import tensorflow as tf
+from helpers import classifier_model_fn
+from helpers import dataset_input_fn
+
+import tfestimator_compat as est
+
+
+def trained(model_dir, steps=4):
+    config = est.RunConfig(model_dir=model_dir, save_checkpoints_steps=2)
+    estimator = est.Estimator(classifier_model_fn, config=config, params={})
+    estimator.train(dataset_input_fn(repeat=True), steps=steps)
+    return estimator
+
+
+def test_state_file_naming_a_deleted_checkpoint_falls_back_with_a_warning(model_dir, caplog):
+    estimator = trained(model_dir)
+    for suffix in (".index", ".data-00000-of-00001"):
+        os.remove(os.path.join(model_dir, "model.ckpt-4" + suffix))
+    with caplog.at_level("WARNING", logger="tensorflow"):
+        assert estimator.latest_checkpoint().endswith("model.ckpt-2")
+    assert any("model.ckpt-4.index is missing" in r.getMessage() for r in caplog.records)
+    estimator.train(dataset_input_fn(repeat=True), steps=1)
+    assert estimator.get_variable_value("global_step") == 3
+
+
+def test_truncated_data_file_falls_back(model_dir):
+    estimator = trained(model_dir)
+    data = os.path.join(model_dir, "model.ckpt-4.data-00000-of-00001")
+    with open(data, "r+b") as f:
+        f.truncate(os.path.getsize(data) // 2)
+    assert estimator.latest_checkpoint().endswith("model.ckpt-2")
+    assert estimator.evaluate(dataset_input_fn())["global_step"] == 2
+
+
+def test_no_complete_checkpoint_is_an_error_naming_the_files(model_dir):
+    estimator = trained(model_dir, steps=2)
+    for name in os.listdir(model_dir):
+        if name.endswith(".index"):
+            os.remove(os.path.join(model_dir, name))
+    with pytest.raises(ValueError, match=r"model\.ckpt-2\.index is missing"):
+        estimator.train(dataset_input_fn(repeat=True), steps=1)
+    assert not any(name.endswith(".index") for name in os.listdir(model_dir)), "nothing written"
+
+
+def test_missing_index_of_the_only_checkpoint_with_a_state_file(model_dir):
+    estimator = trained(model_dir, steps=2)
+    os.remove(os.path.join(model_dir, "model.ckpt-2.index"))
+    os.remove(os.path.join(model_dir, "model.ckpt-0.index"))
+    with pytest.raises(ValueError, match="none is complete"):
+        estimator.evaluate(dataset_input_fn())
+
+
+def test_stale_event_files_without_checkpoints_start_fresh(model_dir):
+    os.makedirs(model_dir)
+    with tf.summary.create_file_writer(model_dir).as_default():
+        tf.summary.scalar("old", 1.0, step=7)
+    estimator = est.Estimator(classifier_model_fn, model_dir=model_dir, params={})
+    estimator.train(dataset_input_fn(repeat=True), steps=1)
+    assert estimator.get_variable_value("global_step") == 1
+
+
+def test_input_fn_errors_propagate_unchanged_and_lose_nothing(model_dir):
+    estimator = trained(model_dir, steps=2)
+    before = sorted(os.listdir(model_dir))
+
+    def failing_input_fn():
+        raise KeyError("no such column: 'age'")
+
+    with pytest.raises(KeyError, match="no such column"):
+        estimator.train(failing_input_fn, steps=1)
+    assert sorted(os.listdir(model_dir)) == before
