@@ -1,0 +1,461 @@
+"""`tfestimator-compat check`: what it finds, how it reports it, and that it never runs code."""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tfestimator_compat import api_surface
+from tfestimator_compat import check
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "check")
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_ANNOTATION = re.compile(r"([\w.*]+) \[([^\]]+)\]")
+_FINDING_LINE = re.compile(
+    r"^(?P<where>.+?):(?P<line>\d+): (?P<name>\S+) \[(?P<status>[^\]]+)\] -> .+ "
+    r"\((?P<guide>migration_guide/[\w.]+\.md#[\w-]+)\)$"
+)
+
+
+def fixture(name):
+    return os.path.join(FIXTURES, name)
+
+
+def run(capsys, *argv):
+    status = check.main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def run_json(capsys, *paths):
+    status, out, _ = run(capsys, "--format", "json", *paths)
+    return status, json.loads(out)
+
+
+def findings_of(capsys, path):
+    _, report = run_json(capsys, str(path))
+    return [(f["line"], f["name"], f["status"]) for f in report["findings"]]
+
+
+def write(directory, name, source):
+    path = directory / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(source)
+    return path
+
+
+def annotations(path):
+    """(line, name, status) for each `# check: name [status]` comment of a fixture."""
+    expected = []
+    with open(path) as f:
+        for number, line in enumerate(f, start=1):
+            if "# check:" in line:
+                comment = line.split("# check:", 1)[1]
+                expected += [(number, n, s) for n, s in _ANNOTATION.findall(comment)]
+    return expected
+
+
+# --- What it finds ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["legacy_estimator.py", "tf1_bare.py", "aliases.py", "clean_tf2.py", "would_execute.py"],
+)
+def test_findings_are_what_the_fixture_comments_say(capsys, name):
+    assert sorted(findings_of(capsys, fixture(name))) == sorted(annotations(fixture(name)))
+
+
+def test_a_module_alias_is_followed(capsys, tmp_path):
+    path = write(
+        tmp_path,
+        "prog.py",
+        "import tensorflow as tf\nest = tf.estimator\nmodel = est.Estimator(model_fn)\n",
+    )
+    assert findings_of(capsys, path) == [
+        (2, "tf.estimator", "supported"),
+        (3, "tf.estimator.Estimator", "supported"),
+    ]
+
+
+def test_attribute_chains_resolve_to_the_deepest_known_name(capsys, tmp_path):
+    path = write(
+        tmp_path,
+        "prog.py",
+        "import tensorflow as tf\n"
+        "receiver = tf.estimator.export.ServingInputReceiver\n"
+        "mode = tf.estimator.ModeKeys.TRAIN\n"
+        "tf.estimator.RunConfig().replace(save_summary_steps=1)\n",
+    )
+    assert findings_of(capsys, path) == [
+        (2, "tf.estimator.export.ServingInputReceiver", "supported"),
+        (3, "tf.estimator.ModeKeys", "supported"),
+        (4, "tf.estimator.RunConfig", "supported"),
+    ]
+
+
+def test_tf1_names_are_findings_under_plain_tensorflow_only(capsys, tmp_path):
+    body = "x = tf.placeholder(tf.float32)\ny = tf.layers.dense(x, 2)\n"
+    plain = write(tmp_path, "plain.py", "import tensorflow as tf\n" + body)
+    compat = write(tmp_path, "compat.py", "import tensorflow.compat.v1 as tf\n" + body)
+    assert findings_of(capsys, plain) == [
+        (2, "tf.compat.v1.placeholder", "supported-with-run --tf1"),
+        (3, "tf.compat.v1.layers.dense", "supported-with-run --tf1"),
+    ]
+    # tf.compat.v1.placeholder still exists in TF 2.21; tf.compat.v1.layers needs the shim.
+    assert findings_of(capsys, compat) == [(3, "tf.compat.v1.layers.dense", "supported")]
+
+
+def test_an_import_error_fallback_does_not_replace_the_first_binding(capsys, tmp_path):
+    path = write(
+        tmp_path,
+        "prog.py",
+        "try:\n"
+        "    import tensorflow.compat.v1 as tf\n"
+        "except ImportError:\n"
+        "    import tensorflow as tf\n"
+        "tf.placeholder(tf.float32)\n",
+    )
+    assert findings_of(capsys, path) == []
+
+
+def test_rebound_and_shadowed_names_stop_resolving(capsys, tmp_path):
+    path = write(
+        tmp_path,
+        "prog.py",
+        "from tensorflow.estimator import Estimator\n"
+        "Estimator = make_estimator_class()\n"
+        "Estimator(model_fn)\n"
+        "from tensorflow import estimator\n"
+        "def estimator():\n"
+        "    pass\n"
+        "estimator.Estimator\n",
+    )
+    assert findings_of(capsys, path) == [
+        (1, "tf.estimator.Estimator", "supported"),
+        (4, "tf.estimator", "supported"),
+    ]
+
+
+def test_relative_and_unrelated_imports_are_ignored(capsys, tmp_path):
+    path = write(
+        tmp_path,
+        "pkg/prog.py",
+        "from . import estimator\nimport mylib.tensorflow as tf\nestimator.Estimator\n"
+        "tf.estimator.Estimator\n",
+    )
+    assert findings_of(capsys, path) == []
+
+
+# --- Notebooks -------------------------------------------------------------------------------
+
+
+def test_notebook_findings_name_the_cell_and_its_line(capsys):
+    status, report = run_json(capsys, fixture("notebook.ipynb"))
+    found = [(f["cell"], f["line"], f["name"], f["status"]) for f in report["findings"]]
+    # Cell 1 is markdown; the import in cell 2 resolves uses in later cells; cell 3 is
+    # %%bash, cell 5 markdown, cell 8 raw; `!ls`, `files = !ls`, `%time ...` and `?` help
+    # lines are skipped.
+    assert found == [
+        (4, 2, "tf.compat.v1.estimator.RunConfig", "supported"),
+        (6, 3, "tf.compat.v1.layers.dense", "supported"),
+        (7, 1, "tf.compat.v1.contrib.slim", "not-supported"),
+        (9, 2, "tf.compat.v1.estimator.LinearRegressor", "supported"),
+    ]
+    assert report["errors"] == []
+    assert status == 1
+
+
+def test_notebook_text_locations(capsys):
+    _, out, _ = run(capsys, fixture("notebook.ipynb"))
+    assert out.splitlines()[0].startswith(
+        f"{fixture('notebook.ipynb')}[cell 4]:2: tf.compat.v1.estimator.RunConfig [supported]"
+    )
+
+
+def test_a_notebook_cell_that_does_not_parse_is_reported_and_the_next_ones_checked(
+    capsys, tmp_path
+):
+    cells = [
+        {"cell_type": "code", "source": "import tensorflow as tf\n"},
+        {"cell_type": "code", "source": "x = 1\ndef broken(:\n    pass\n"},
+        {"cell_type": "code", "source": "tf.estimator.Estimator\n"},
+    ]
+    path = write(tmp_path, "nb.ipynb", json.dumps({"cells": cells}))
+    status, out, _ = run(capsys, str(path))
+    assert out.splitlines()[:2] == [
+        f"{path}[cell 2]:2: warning: not checked, cannot parse: invalid syntax",
+        f"{path}[cell 3]:1: tf.estimator.Estimator [supported] -> a keras.Model whose "
+        "train_step/test_step/predict_step do what model_fn did; fit/evaluate/predict "
+        "(migration_guide/replacements.md#estimator)",
+    ]
+    assert status == 0
+
+
+def test_notebook_source_may_be_a_string_or_a_list_of_lines(capsys, tmp_path):
+    cells = [
+        {"cell_type": "code", "source": "import tensorflow as tf\n"},
+        {"cell_type": "code", "source": ["x = 1\n", "tf.estimator.Estimator\n"]},
+    ]
+    path = write(tmp_path, "nb.ipynb", json.dumps({"cells": cells}))
+    _, report = run_json(capsys, str(path))
+    assert [(f["cell"], f["line"]) for f in report["findings"]] == [(2, 2)]
+
+
+# --- Reports ---------------------------------------------------------------------------------
+
+
+def test_json_schema(capsys):
+    status, report = run_json(capsys, FIXTURES)
+    assert set(report) == {"version", "findings", "errors", "summary"}
+    assert report["version"] == 1
+    for finding in report["findings"]:
+        assert set(finding) == {
+            "path",
+            "line",
+            "column",
+            "cell",
+            "written",
+            "name",
+            "status",
+            "replacement",
+            "guide",
+        }
+        assert finding["status"] in api_surface.STATUSES
+        assert isinstance(finding["line"], int) and isinstance(finding["column"], int)
+        assert finding["cell"] is None or isinstance(finding["cell"], int)
+        assert finding["guide"].startswith("migration_guide/") and "#" in finding["guide"]
+    for error in report["errors"]:
+        assert set(error) == {"path", "kind", "message", "line", "cell"}
+    summary = report["summary"]
+    assert set(summary) == {"files", "findings", "by_status", "unparsed", "unreadable"}
+    assert list(summary["by_status"]) == list(api_surface.STATUSES)
+    assert sum(summary["by_status"].values()) == summary["findings"] == len(report["findings"])
+    assert summary["files"] == 6 and summary["unparsed"] == 0 and summary["unreadable"] == 0
+    assert status == 1
+
+
+def test_json_keeps_what_was_written(capsys, tmp_path):
+    path = write(
+        tmp_path, "prog.py", "import tensorflow as tf\nest = tf.estimator\nest.Estimator\n"
+    )
+    _, report = run_json(capsys, str(path))
+    assert [(f["written"], f["name"], f["column"]) for f in report["findings"]] == [
+        ("tf.estimator", "tf.estimator", 7),
+        ("est.Estimator", "tf.estimator.Estimator", 1),
+    ]
+
+
+def test_text_has_one_line_per_finding_and_a_summary(capsys):
+    _, out, _ = run(capsys, fixture("tf1_bare.py"))
+    *lines, summary = out.splitlines()
+    matches = [_FINDING_LINE.match(line) for line in lines]
+    assert all(matches), lines
+    assert [(int(m["line"]), m["name"], m["status"]) for m in matches] == annotations(
+        fixture("tf1_bare.py")
+    )
+    assert summary == (
+        "1 file(s) checked, 13 finding(s): 0 supported, 12 supported-with-run --tf1, "
+        "1 not-supported"
+    )
+
+
+# --- Exit status and errors ------------------------------------------------------------------
+
+
+def test_exit_status_is_0_when_the_shim_runs_everything(capsys, tmp_path):
+    path = write(tmp_path, "prog.py", "import tensorflow as tf\ntf.estimator.DNNClassifier\n")
+    assert run(capsys, str(path))[0] == 0
+    assert run(capsys, fixture("clean_tf2.py"))[0] == 0
+
+
+def test_exit_status_is_1_when_something_is_not_supported(capsys):
+    assert run(capsys, fixture("tf1_bare.py"))[0] == 1
+    assert run(capsys, fixture("legacy_estimator.py"))[0] == 1
+
+
+def test_a_missing_path_is_exit_2_and_named(capsys, tmp_path):
+    missing = str(tmp_path / "nope.py")
+    status, out, err = run(capsys, fixture("clean_tf2.py"), missing)
+    assert status == 2
+    assert missing in err and "no such file" in err
+    assert "1 file(s) checked" in out
+
+
+def test_an_unreadable_notebook_is_exit_2_and_the_rest_is_still_checked(capsys, tmp_path):
+    write(tmp_path, "broken.ipynb", "{not json")
+    write(tmp_path, "prog.py", "import tensorflow as tf\ntf.estimator.Estimator\n")
+    status, out, err = run(capsys, "--format", "json", str(tmp_path))
+    report = json.loads(out)
+    assert status == 2
+    assert [(e["path"], e["kind"]) for e in report["errors"]] == [
+        (str(tmp_path / "broken.ipynb"), "unreadable")
+    ]
+    assert [f["name"] for f in report["findings"]] == ["tf.estimator.Estimator"]
+    assert str(tmp_path / "broken.ipynb") in err
+
+
+def test_usage_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as no_paths:
+        check.main([])
+    with pytest.raises(SystemExit) as bad_format:
+        check.main(["--format", "xml", fixture("clean_tf2.py")])
+    assert no_paths.value.code == 2 and bad_format.value.code == 2
+
+
+def test_a_syntax_error_is_reported_and_the_run_goes_on(capsys, tmp_path):
+    write(tmp_path, "a_python2.py", 'import tensorflow as tf\nprint "hello"\n')
+    write(tmp_path, "b_ok.py", "import tensorflow as tf\ntf.estimator.Estimator\n")
+    write(tmp_path, "c_nul.py", "x = 1\0\n")
+    status, out, _ = run(capsys, str(tmp_path))
+    assert status == 0
+    assert f"{tmp_path / 'a_python2.py'}:2: warning: not checked, cannot parse" in out
+    assert f"{tmp_path / 'c_nul.py'}" in out
+    assert f"{tmp_path / 'b_ok.py'}:2: tf.estimator.Estimator [supported]" in out
+    assert out.endswith("; 2 file(s) or cell(s) not parsed\n")
+
+
+def test_directories_are_searched_for_python_and_notebooks(capsys, tmp_path):
+    write(tmp_path, "z.py", "x = 1\n")
+    write(tmp_path, "sub/a.py", "x = 1\n")
+    write(tmp_path, "sub/n.ipynb", json.dumps({"cells": []}))
+    write(tmp_path, "sub/notes.txt", "tf.estimator.Estimator\n")
+    write(tmp_path, ".venv/lib/big.py", "import tensorflow as tf\ntf.estimator.Estimator\n")
+    write(tmp_path, "__pycache__/c.py", "x = 1\n")
+    _, report = run_json(capsys, str(tmp_path))
+    assert report["summary"]["files"] == 3 and report["findings"] == []
+
+
+# --- It never runs what it reads -------------------------------------------------------------
+
+
+def test_check_never_imports_or_runs_the_programs(capsys, tmp_path):
+    shutil.copy(fixture("would_execute.py"), tmp_path)
+    cells = [
+        {
+            "cell_type": "code",
+            "source": "import pathlib\npathlib.Path('executed.marker').write_text('x')\n"
+            "!touch executed.marker\n%run would_execute.py\n",
+        }
+    ]
+    write(tmp_path, "would_execute.ipynb", json.dumps({"cells": cells}))
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        status, out, _ = run(capsys, str(tmp_path))
+    finally:
+        os.chdir(cwd)
+    assert status == 0
+    [(line, name, status)] = annotations(fixture("would_execute.py"))
+    assert f"would_execute.py:{line}: {name} [{status}]" in out
+    assert not (tmp_path / "executed.marker").exists()
+    assert "would_execute" not in sys.modules
+
+
+def test_module_entry_point_and_subcommand_wiring(tmp_path, capsys):
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    result = subprocess.run(
+        [sys.executable, "-m", "tfestimator_compat.check", "--format", "json", FIXTURES],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 1, result.stderr
+    assert json.loads(result.stdout)["summary"]["files"] == 6
+
+    parser = argparse.ArgumentParser(prog="tfestimator-compat")
+    commands = parser.add_subparsers(dest="command", required=True)
+    check.add_check_arguments(commands.add_parser("check"))
+    options = parser.parse_args(["check", fixture("clean_tf2.py"), "--format", "json"])
+    assert check.run_check(options) == 0
+    assert json.loads(capsys.readouterr().out)["findings"] == []
+
+
+# --- The API surface -------------------------------------------------------------------------
+
+
+def _snapshot():
+    with open(fixture("tf215_estimator_api.txt")) as f:
+        return [line.strip() for line in f if line.strip() and not line.startswith("#")]
+
+
+def test_api_surface_covers_every_public_estimator_name_of_2_15():
+    assert set(api_surface.ESTIMATOR_SYMBOLS) == set(_snapshot())
+    for name in _snapshot():
+        symbol = api_surface.classify(name)
+        assert symbol.name == name and symbol.status in api_surface.STATUSES
+
+
+def test_v1_only_names_under_tf_estimator_need_run_tf1():
+    # TF 1.x programs wrote tf.estimator.inputs with a plain `import tensorflow`.
+    plain = api_surface.classify("tf.estimator.inputs.numpy_input_fn")
+    assert (plain.name, plain.status) == (
+        "tf.compat.v1.estimator.inputs.numpy_input_fn",
+        "supported-with-run --tf1",
+    )
+    compat = api_surface.classify("tf.compat.v1.estimator.inputs.numpy_input_fn")
+    assert (compat.name, compat.status) == (plain.name, "supported")
+    assert api_surface.classify("tf.estimator.tpu.TPUEstimator").status == (
+        "supported-with-run --tf1"
+    )
+    unknown = api_surface.classify("tf.estimator.inputs.no_such_fn")
+    assert unknown.status == "not-supported" and unknown.guide.endswith("#unknown-estimator-names")
+
+
+def test_names_tensorflow_2_21_still_has_are_not_findings():
+    for path in ["tf", "tf.nn.relu", "tf.compat.v1", "tf.compat.v1.placeholder", "keras.Model"]:
+        assert api_surface.classify(path) is None
+
+
+def _headings(markdown):
+    """GitHub's anchors for the headings of a Markdown text, outside code blocks."""
+    anchors, in_code = set(), False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        elif not in_code and re.match(r"^#{1,6} ", line):
+            title = line.lstrip("#").strip().lower()
+            anchors.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return anchors
+
+
+def test_every_known_name_has_a_status_and_a_guide_section_that_exists():
+    paths = api_surface.known_paths()
+    assert len(paths) > 800
+    pages = {}
+    for path in paths:
+        symbol = api_surface.classify(path)
+        assert symbol is not None, path
+        assert symbol.status in api_surface.STATUSES, path
+        assert symbol.replacement, path
+        page, anchor = symbol.guide.split("#")
+        if page not in pages:
+            with open(os.path.join(REPO, page)) as f:
+                pages[page] = _headings(f.read())
+        assert anchor in pages[page], f"{path}: no section #{anchor} in {page}"
+
+
+def test_links_between_guide_pages_resolve():
+    guide = os.path.join(REPO, "migration_guide")
+    pages = {}
+    for name in os.listdir(guide):
+        if name.endswith(".md"):
+            with open(os.path.join(guide, name)) as f:
+                pages[name] = f.read()
+    links = [
+        (name, target, anchor)
+        for name, text in pages.items()
+        for target, anchor in re.findall(r"\]\(([\w.]*\.md)?(?:#([\w-]+))?\)", text)
+    ]
+    assert len(links) > 40
+    for name, target, anchor in links:
+        page = target or name
+        assert page in pages, f"{name} links to missing {page}"
+        assert not anchor or anchor in _headings(pages[page]), f"{name} -> {page}#{anchor}"

@@ -1,0 +1,497 @@
+"""`tfestimator-compat check PATH...`: what a legacy program needs before it moves.
+
+Lists every use of the estimator API, and of the TF1 APIs that TensorFlow >=
+2.16 with Keras 3 lost, in `.py` files and Jupyter notebooks (directories are
+searched recursively). Each use comes with its canonical name, whether the shim
+runs it, the native TF2/Keras replacement, and a link into `migration_guide/`.
+
+Programs are parsed with `ast`, never imported or run: aliases are followed as
+written (`import tensorflow.compat.v1 as tf`, `est = tf.estimator`,
+`from tensorflow.estimator import DNNClassifier`), in source order.
+
+Exit status: 0 when everything found runs on the shim, 1 when something does
+not, 2 for usage errors and unreadable files. A file that does not parse is
+reported and skipped.
+
+Example:
+
+```sh
+tfestimator-compat check train.py notebooks/
+tfestimator-compat check --format json src/ > report.json
+```
+"""
+
+import argparse
+import ast
+import dataclasses
+import json
+import os
+import re
+import sys
+from typing import Dict
+from typing import Iterator
+from typing import List
+from typing import Optional
+from typing import Tuple
+
+from tfestimator_compat import api_surface
+
+SCHEMA_VERSION = 1
+_SKIPPED_DIRS = frozenset(["__pycache__", "node_modules", "site-packages"])
+# Cell magics whose body is still Python.
+_PYTHON_CELL_MAGICS = frozenset(["time", "timeit", "capture", "prun", "debug"])
+# `name?`, `name??`: IPython help.
+_HELP_LINE = re.compile(r"^[\w.\[\]()'\"]+\?\??$")
+# `files = !ls`, `t = %timeit -o f()`: shell or magic output assigned to names.
+_MAGIC_ASSIGNMENT = re.compile(r"^[\w.,\s\[\]()]+=\s*[%!]")
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    """One use of a known API: where, what, and what to do about it."""
+
+    path: str
+    line: int
+    column: int
+    cell: Optional[int]
+    written: str
+    name: str
+    status: str
+    replacement: str
+    guide: str
+
+
+@dataclasses.dataclass(frozen=True)
+class FileError:
+    """A file, or a notebook cell, that could not be checked.
+
+    `kind` is "syntax" (reported, the run goes on) or "unreadable" (exit 2).
+    """
+
+    path: str
+    kind: str
+    message: str
+    line: Optional[int] = None
+    cell: Optional[int] = None
+
+
+@dataclasses.dataclass
+class Report:
+    """What a run found: the files checked, the findings, the files it could not check."""
+
+    files: List[str] = dataclasses.field(default_factory=list)
+    findings: List[Finding] = dataclasses.field(default_factory=list)
+    errors: List[FileError] = dataclasses.field(default_factory=list)
+
+    def exit_status(self) -> int:
+        """2 for unreadable paths, else 1 when something is not supported, else 0."""
+        if any(error.kind == "unreadable" for error in self.errors):
+            return 2
+        if any(f.status == api_surface.NOT_SUPPORTED for f in self.findings):
+            return 1
+        return 0
+
+    def summary(self) -> dict:
+        """Counts: files, findings, findings by status, unparsed and unreadable files."""
+        by_status = {status: 0 for status in api_surface.STATUSES}
+        for finding in self.findings:
+            by_status[finding.status] += 1
+        return {
+            "files": len(self.files),
+            "findings": len(self.findings),
+            "by_status": by_status,
+            "unparsed": sum(error.kind == "syntax" for error in self.errors),
+            "unreadable": sum(error.kind == "unreadable" for error in self.errors),
+        }
+
+
+def _canonical(path: str) -> str:
+    """Spells a dotted path the way `api_surface.classify` expects."""
+    parts = path.split(".")
+    if parts[0] == "tensorflow" and parts[1:2] != ["python"]:
+        parts[0] = "tf"
+    elif parts[0] == "tensorflow_estimator" and parts[1:2] == ["estimator"]:
+        parts[:2] = ["tf", "compat", "v1", "estimator"]  # the package's API was v1
+    while parts[:2] == ["tf", "compat"] and parts[2:3] in (["v2"], ["v1"]):
+        if parts[2] == "v2":
+            parts[:3] = ["tf"]  # tf.compat.v2 is tf
+        elif parts[3:5] == ["compat", "v1"]:
+            parts[:5] = ["tf", "compat", "v1"]
+        elif parts[3:5] == ["compat", "v2"]:
+            parts[:5] = ["tf"]
+        else:
+            break
+    return ".".join(parts)
+
+
+def _tracked_module(module: str) -> Optional[str]:
+    """The canonical path an imported module binds, or None for modules not tracked."""
+    if module.split(".")[0] in ("tensorflow", "tensorflow_estimator", "keras"):
+        return _canonical(module)
+    return None
+
+
+def _attribute_chain(node: ast.AST) -> Optional[Tuple[str, List[str]]]:
+    """`a.b.c` -> ("a", ["b", "c"]); None when the chain does not start at a name."""
+    attributes = []
+    while isinstance(node, ast.Attribute):
+        attributes.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return node.id, attributes[::-1]
+    return None
+
+
+class _Resolver(ast.NodeVisitor):
+    """Follows the names a module binds to TensorFlow APIs, and records their uses.
+
+    One resolver reads a whole file; for a notebook it reads the cells in
+    order, so an import in one cell resolves uses in the later ones.
+    """
+
+    def __init__(self) -> None:
+        self.aliases: Dict[str, str] = {}
+        self.uses: List[Tuple[ast.AST, str, api_surface.Symbol]] = []
+        self._fallback = False
+
+    def _bind(self, name: str, path: Optional[str]) -> None:
+        if self._fallback and name in self.aliases:
+            return  # `except ImportError:` alternatives don't replace what the `try` bound
+        if path is None:
+            self.aliases.pop(name, None)
+        else:
+            self.aliases[name] = path
+
+    def _record(self, node: ast.AST, written: str, path: Optional[str]) -> None:
+        if path is None:
+            return
+        symbol = api_surface.classify(_canonical(path))
+        if symbol is not None:
+            self.uses.append((node, written, symbol))
+
+    def _resolve(self, node: ast.AST) -> Optional[Tuple[str, str]]:
+        """(written, canonical path) of a name or attribute chain bound to a tracked API."""
+        chain = _attribute_chain(node)
+        if chain is None or chain[0] not in self.aliases:
+            return None
+        base, attributes = chain
+        written = ".".join([base, *attributes])
+        return written, _canonical(".".join([self.aliases[base], *attributes]))
+
+    def _record_package(self, node: ast.AST, module: str) -> None:
+        """Importing anything from the tensorflow-estimator package is itself a finding."""
+        if module.split(".")[0] == "tensorflow_estimator":
+            private = module.startswith("tensorflow_estimator.python")
+            self._record(node, module, module if private else "tensorflow_estimator")
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            path = _tracked_module(alias.name)
+            self._record_package(node, alias.name)
+            if not (path or "").startswith("tensorflow_estimator"):
+                self._record(node, alias.name, path)
+            if alias.asname:
+                self._bind(alias.asname, path)
+            else:
+                top = alias.name.split(".")[0]
+                self._bind(top, _tracked_module(top))
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level or not node.module:
+            return  # relative imports are the program's own modules
+        module = _tracked_module(node.module)
+        self._record_package(node, node.module)
+        for alias in node.names:
+            if alias.name == "*":
+                if not (module or "").startswith("tensorflow_estimator"):
+                    self._record(node, f"{node.module}.*", module)
+                continue
+            path = _canonical(f"{module}.{alias.name}") if module is not None else None
+            if not (path or "").startswith("tensorflow_estimator"):
+                self._record(node, f"{node.module}.{alias.name}", path)
+            self._bind(alias.asname or alias.name, path)
+
+    def _visit_assignment(self, targets: List[ast.AST], value: Optional[ast.AST]) -> None:
+        if value is not None:
+            self.visit(value)
+        resolved = self._resolve(value) if value is not None else None
+        for target in targets:
+            if isinstance(target, ast.Name):
+                self._bind(target.id, resolved[1] if resolved else None)
+            else:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        self._bind(name.id, None)
+                self.visit(target)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._visit_assignment(node.targets, node.value)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self.visit(node.annotation)
+        self._visit_assignment([node.target], node.value)
+
+    def _visit_definition(self, node: ast.AST) -> None:
+        self._bind(node.name, None)
+        self.generic_visit(node)
+
+    visit_FunctionDef = _visit_definition
+    visit_AsyncFunctionDef = _visit_definition
+    visit_ClassDef = _visit_definition
+
+    def visit_Try(self, node: ast.AST) -> None:
+        for statement in node.body:
+            self.visit(statement)
+        fallback, self._fallback = self._fallback, True
+        for handler in node.handlers:
+            self.visit(handler)
+        self._fallback = fallback
+        for statement in node.orelse + node.finalbody:
+            self.visit(statement)
+
+    visit_TryStar = visit_Try
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        resolved = self._resolve(node)
+        if resolved is None:
+            self.generic_visit(node)
+        else:
+            self._record(node, *resolved)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load):
+            resolved = self._resolve(node)
+            if resolved is not None:
+                self._record(node, *resolved)
+
+
+def _python_cell(source: str) -> Optional[str]:
+    """A notebook cell as Python: IPython magics, shell escapes and help lines become `pass`.
+
+    Line numbers stay those of the cell. None when a cell magic makes it another language.
+    """
+    lines = source.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None and lines[first].lstrip().startswith("%%"):
+        magic = lines[first].lstrip()[2:].split(" ", 1)[0]
+        if magic not in _PYTHON_CELL_MAGICS:
+            return None
+        lines[first] = ""
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if (
+            stripped.startswith(("%", "!", "?"))
+            or _HELP_LINE.match(stripped)
+            or _MAGIC_ASSIGNMENT.match(stripped)
+        ):
+            lines[i] = line[: len(line) - len(line.lstrip())] + "pass"
+    return "\n".join(lines) + "\n"
+
+
+def _findings(resolver: _Resolver, path: str, cell: Optional[int]) -> List[Finding]:
+    findings = [
+        Finding(
+            path=path,
+            line=node.lineno,
+            column=node.col_offset + 1,
+            cell=cell,
+            written=written,
+            name=symbol.name,
+            status=symbol.status,
+            replacement=symbol.replacement,
+            guide=symbol.guide,
+        )
+        for node, written, symbol in resolver.uses
+    ]
+    resolver.uses.clear()
+    return findings
+
+
+def _syntax_error(path: str, error: Exception, cell: Optional[int] = None) -> FileError:
+    line = getattr(error, "lineno", None)
+    message = getattr(error, "msg", None) or str(error)
+    return FileError(path, "syntax", f"not checked, cannot parse: {message}", line, cell)
+
+
+def check_python(path: str, report: Report) -> None:
+    """Adds the findings of one `.py` file (or its error) to `report`."""
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+    except OSError as error:
+        report.errors.append(FileError(path, "unreadable", error.strerror or str(error)))
+        return
+    report.files.append(path)
+    try:
+        tree = ast.parse(source, filename=path)
+    except (SyntaxError, ValueError) as error:
+        report.errors.append(_syntax_error(path, error))
+        return
+    resolver = _Resolver()
+    resolver.visit(tree)
+    report.findings.extend(_findings(resolver, path, None))
+
+
+def _notebook_cells(path: str) -> List[Tuple[int, str]]:
+    """(1-based cell number among all cells, source) of each code cell; raises ValueError."""
+    with open(path, encoding="utf-8") as f:
+        notebook = json.load(f)
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    if not isinstance(cells, list):
+        raise ValueError("not a Jupyter notebook (no list of cells)")
+    code = []
+    for number, cell in enumerate(cells, start=1):
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            source = cell.get("source", "")
+            code.append((number, "".join(source) if isinstance(source, list) else str(source)))
+    return code
+
+
+def check_notebook(path: str, report: Report) -> None:
+    """Adds the findings of one `.ipynb` notebook's code cells to `report`."""
+    try:
+        cells = _notebook_cells(path)
+    except (OSError, ValueError) as error:  # JSONDecodeError and UnicodeDecodeError too
+        message = getattr(error, "strerror", None) or str(error)
+        report.errors.append(FileError(path, "unreadable", message))
+        return
+    report.files.append(path)
+    resolver = _Resolver()
+    for number, source in cells:
+        python = _python_cell(source)
+        if python is None:
+            continue
+        try:
+            tree = ast.parse(python, filename=path)
+        except (SyntaxError, ValueError) as error:
+            report.errors.append(_syntax_error(path, error, number))
+            continue
+        resolver.visit(tree)
+        report.findings.extend(_findings(resolver, path, number))
+
+
+def _is_notebook(path: str) -> bool:
+    return path.endswith(".ipynb")
+
+
+def iter_files(path: str) -> Iterator[str]:
+    """`path` itself when a file; else the `.py` and `.ipynb` files below it, sorted.
+
+    Hidden directories, `__pycache__`, `node_modules` and `site-packages` are skipped.
+    """
+    if not os.path.isdir(path):
+        yield path
+        return
+    for root, dirs, files in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+        for name in sorted(files):
+            if name.endswith(".py") or _is_notebook(name):
+                yield os.path.join(root, name)
+
+
+def check_paths(paths: List[str]) -> Report:
+    """Checks files and directories; a missing path is an "unreadable" error."""
+    report = Report()
+    for path in paths:
+        if not os.path.exists(path):
+            report.errors.append(FileError(path, "unreadable", "no such file or directory"))
+            continue
+        for file in iter_files(path):
+            (check_notebook if _is_notebook(file) else check_python)(file, report)
+    return report
+
+
+def _location(path: str, line: Optional[int], cell: Optional[int]) -> str:
+    where = f"{path}[cell {cell}]" if cell is not None else path
+    return f"{where}:{line}" if line is not None else where
+
+
+def format_text(report: Report) -> str:
+    """One line per finding, `path:line: name [status] -> replacement (guide)`, then a summary.
+
+    In notebooks the location reads `path[cell N]:line`, N counting all cells from 1.
+    Files that did not parse get a `warning:` line where their findings would be.
+    """
+    order = {path: i for i, path in enumerate(report.files)}
+    entries = [
+        (
+            (order.get(f.path, len(order)), f.cell or 0, f.line),
+            f"{_location(f.path, f.line, f.cell)}: {f.name} [{f.status}] -> {f.replacement} "
+            f"({f.guide})",
+        )
+        for f in report.findings
+    ]
+    entries += [
+        (
+            (order.get(e.path, len(order)), e.cell or 0, e.line or 0),
+            f"{_location(e.path, e.line, e.cell)}: warning: {e.message}",
+        )
+        for e in report.errors
+        if e.kind == "syntax"
+    ]
+    summary = report.summary()
+    counts = ", ".join(f"{n} {status}" for status, n in summary["by_status"].items())
+    text = f"{summary['files']} file(s) checked, {summary['findings']} finding(s): {counts}"
+    if summary["unparsed"]:
+        text += f"; {summary['unparsed']} file(s) or cell(s) not parsed"
+    if summary["unreadable"]:
+        text += f"; {summary['unreadable']} path(s) unreadable"
+    lines = [line for _, line in sorted(entries, key=lambda entry: entry[0])]
+    return "\n".join([*lines, text]) + "\n"
+
+
+def format_json(report: Report) -> str:
+    """The report as JSON: `{"version", "findings", "errors", "summary"}`.
+
+    Each finding has `path, line, column, cell, written, name, status,
+    replacement, guide` (`cell` is null outside notebooks); each error
+    `path, kind, message, line, cell`; the summary `files, findings,
+    by_status, unparsed, unreadable`.
+    """
+    document = {
+        "version": SCHEMA_VERSION,
+        "findings": [dataclasses.asdict(f) for f in report.findings],
+        "errors": [dataclasses.asdict(e) for e in report.errors],
+        "summary": report.summary(),
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def add_check_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Adds the `check` arguments to `parser` (a parser or a subcommand parser)."""
+    parser.add_argument(
+        "paths", nargs="+", metavar="PATH", help=".py or .ipynb files, or directories"
+    )
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default): one line per finding; json: a stable schema",
+    )
+    return parser
+
+
+def run_check(options: argparse.Namespace) -> int:
+    """Checks `options.paths` and prints the report; returns the exit status (0, 1 or 2)."""
+    report = check_paths(options.paths)
+    formatted = format_json(report) if options.format == "json" else format_text(report)
+    sys.stdout.write(formatted)
+    for error in report.errors:
+        if error.kind == "unreadable":
+            print(
+                f"tfestimator-compat check: error: {error.path}: {error.message}", file=sys.stderr
+            )
+    return report.exit_status()
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="tfestimator-compat check",
+        description="List the estimator and TF1 APIs that programs use, and what replaces them.",
+    )
+    add_check_arguments(parser)
+    return run_check(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
