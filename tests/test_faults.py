@@ -52,7 +52,7 @@ def check_model_dir(model_dir):
     state = tf.train.get_checkpoint_state(model_dir)
     if state is not None:
         newest = os.path.join(model_dir, os.path.basename(state.model_checkpoint_path))
-        assert checkpoints._incomplete(newest) is None, "state file points at a partial checkpoint"
+        assert checkpoints.incomplete(newest) is None, "state file points at a partial checkpoint"
     latest = checkpoints.latest_checkpoint(model_dir)
     if latest is not None:
         reader = tf.train.load_checkpoint(latest)
@@ -69,13 +69,13 @@ def check_model_dir(model_dir):
 @pytest.mark.slow
 def test_twenty_kills_at_random_moments_lose_nothing(tmp_path):
     model_dir = str(tmp_path / "model")
-    script = JOB.format(
-        tests=os.path.dirname(__file__), model_dir=model_dir, max_steps=MAX_STEPS
-    )
+    script = JOB.format(tests=os.path.dirname(__file__), model_dir=model_dir, max_steps=MAX_STEPS)
     rng = random.Random(20261130)
     for _ in range(20):
         process = subprocess.Popen(
-            [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            [sys.executable, "-c", script],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
             text=True,
         )
         assert process.stdout.readline().strip() == "STARTED"
@@ -88,11 +88,54 @@ def test_twenty_kills_at_random_moments_lose_nothing(tmp_path):
     )
     assert "FINISHED" in finished.stdout, finished.stderr[-3000:]
     check_model_dir(model_dir)
-    estimator = est.Estimator(
-        lambda features, labels, mode: None, model_dir=model_dir
-    )
+    estimator = est.Estimator(lambda features, labels, mode: None, model_dir=model_dir)
     assert checkpoints.global_step_of(estimator.latest_checkpoint()) == MAX_STEPS
     exports = [e for e in os.listdir(os.path.join(model_dir, "export", "latest")) if e.isdigit()]
     assert 1 <= len(exports) <= 2
     indexes = [f for f in os.listdir(model_dir) if f.endswith(".index")]
     assert len(indexes) <= 3, "keep_checkpoint_max holds across restarts"
+
+
+TRAINER = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, {tests!r})
+    import tfestimator_compat as est
+    from helpers import classifier_model_fn, dataset_input_fn
+
+    config = est.RunConfig(model_dir={model_dir!r}, save_checkpoints_steps=1, keep_checkpoint_max=2)
+    estimator = est.Estimator(classifier_model_fn, config=config, params={{}})
+    estimator.train(dataset_input_fn(repeat=True), steps=1)
+    print("STARTED", flush=True)
+    estimator.train(dataset_input_fn(repeat=True), steps=400)
+    """
+)
+
+
+@pytest.mark.slow
+def test_evaluating_while_another_process_trains_never_sees_a_partial_checkpoint(tmp_path):
+    from helpers import classifier_model_fn
+    from helpers import dataset_input_fn
+
+    model_dir = str(tmp_path / "model")
+    trainer = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            TRAINER.format(tests=os.path.dirname(__file__), model_dir=model_dir),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert trainer.stdout.readline().strip() == "STARTED"
+        evaluator = est.Estimator(classifier_model_fn, model_dir=model_dir, params={})
+        steps = []
+        while trainer.poll() is None and len(steps) < 40:
+            steps.append(int(evaluator.evaluate(dataset_input_fn(n=16), steps=1)["global_step"]))
+    finally:
+        trainer.kill()
+        trainer.wait()
+    assert len(steps) >= 5
+    assert steps == sorted(steps), "each evaluation saw a complete, newer-or-equal checkpoint"

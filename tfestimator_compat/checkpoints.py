@@ -11,11 +11,14 @@ at a complete checkpoint.
 """
 
 import os
+import time
 
 import numpy as np
 import tensorflow as tf
 
 CHECKPOINT_BASENAME = "model.ckpt"
+_SCANS = 4
+_RESCAN_SECS = 0.1
 
 
 def latest_checkpoint(model_dir):
@@ -30,26 +33,33 @@ def latest_checkpoint(model_dir):
     """
     if not model_dir or not tf.io.gfile.exists(model_dir):
         return None
-    candidates = _candidates_newest_first(model_dir)
-    problems = []
-    for prefix in candidates:
-        problem = _incomplete(prefix)
-        if problem is None:
+    for attempt in range(_SCANS):
+        found, problems = _newest_complete(model_dir)
+        if found is not None or not problems:
             if problems:
                 tf.compat.v1.logging.warning(
-                    "Using checkpoint %s: newer ones are unusable (%s).",
-                    prefix,
-                    "; ".join(problems),
+                    "Using checkpoint %s: newer ones are unusable (%s).", found, "; ".join(problems)
                 )
-            return prefix
+            return found
+        # A job writing or pruning checkpoints right now leaves files half
+        # there for a moment; look again before calling the directory damaged.
+        time.sleep(_RESCAN_SECS * (attempt + 1))
+    raise ValueError(
+        f"model_dir {model_dir} has checkpoints but none is complete: "
+        + "; ".join(problems)
+        + ". Restore the missing files, or move them away to start from scratch."
+    )
+
+
+def _newest_complete(model_dir):
+    """(newest complete checkpoint or None, why each newer one is unusable)."""
+    problems = []
+    for prefix in _candidates_newest_first(model_dir):
+        problem = incomplete(prefix)
+        if problem is None:
+            return prefix, problems
         problems.append(problem)
-    if problems:
-        raise ValueError(
-            f"model_dir {model_dir} has checkpoints but none is complete: "
-            + "; ".join(problems)
-            + ". Restore the missing files, or move them away to start from scratch."
-        )
-    return None
+    return None, problems
 
 
 def _candidates_newest_first(model_dir):
@@ -84,8 +94,8 @@ def _step_of_prefix(prefix):
     return int(suffix) if suffix.isdigit() else -1
 
 
-def _incomplete(prefix):
-    """Why the checkpoint at `prefix` cannot be restored, or None when it can."""
+def incomplete(prefix):
+    """Why the checkpoint at `prefix` cannot be restored, or None when it looks whole."""
     index = prefix + ".index"
     if not tf.io.gfile.exists(index):
         return f"{index} is missing"
@@ -102,7 +112,10 @@ def _incomplete(prefix):
         for name, shape in reader.get_variable_to_shape_map().items()
         if dtypes[name] != tf.string
     )
-    actual = sum(tf.io.gfile.stat(path).length for path in data_files)
+    try:
+        actual = sum(tf.io.gfile.stat(path).length for path in data_files)
+    except tf.errors.NotFoundError:
+        return f"{data_files[0]} vanished while being read"
     if actual < expected:
         return f"{data_files[0]} is truncated ({actual} of at least {expected} bytes)"
     return None

@@ -203,10 +203,15 @@ class Estimator:
         hooks = _check_hooks(hooks)
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
+        follow_latest = not checkpoint_path
         checkpoint_path = self._checkpoint_for("evaluate", checkpoint_path)
-        return self._evaluate(input_fn, steps, hooks, checkpoint_path, name)
+        return self._evaluate(
+            input_fn, steps, hooks, checkpoint_path, name, follow_latest=follow_latest
+        )
 
-    def _evaluate(self, input_fn, steps, hooks, checkpoint_path, name, in_memory=False):
+    def _evaluate(
+        self, input_fn, steps, hooks, checkpoint_path, name, in_memory=False, follow_latest=False
+    ):
         """Evaluates `checkpoint_path`, or the variables as they are when `in_memory`."""
         hooks = _check_hooks(hooks)
         inputs = call_input_fn(input_fn, ModeKeys.EVAL, self.params, self.config)
@@ -218,7 +223,7 @@ class Estimator:
                 "defines a default metric with the same name."
             )
         if not in_memory:
-            self._initialize(graph, checkpoint_path)
+            checkpoint_path = self._initialize(graph, checkpoint_path, follow_latest)
         self._store.reset_local_variables()
         all_hooks = hooks + list(spec.evaluation_hooks)
         runner = HookRunner(_session_hooks(all_hooks), graph)
@@ -247,11 +252,12 @@ class Estimator:
         own (a dict when predictions are a dict); otherwise whole batches.
         """
         hooks = _check_hooks(hooks)
+        follow_latest = not checkpoint_path
         checkpoint_path = self._checkpoint_for("predict", checkpoint_path)
         inputs = call_input_fn(input_fn, ModeKeys.PREDICT, self.params, self.config)
         inputs = inputs.features_only()
         graph, model = self._traced(ModeKeys.PREDICT, inputs)
-        self._initialize(graph, checkpoint_path)
+        self._initialize(graph, checkpoint_path, follow_latest)
         predictions = _extract_keys(graph.spec.predictions, predict_keys)
         all_hooks = hooks + list(graph.spec.prediction_hooks)
         runner = HookRunner(_session_hooks(all_hooks), graph)
@@ -401,15 +407,31 @@ class Estimator:
         saved = self._store.global_variables()
         return {name: saved[name] for name in sorted(set(in_graph)) if name in saved}
 
-    def _initialize(self, graph, checkpoint_path):
-        """Restores `graph`'s variables, or warm-starts them when there is no checkpoint."""
+    def _initialize(self, graph, checkpoint_path, follow_latest=False):
+        """Restores `graph`'s variables, or warm-starts them when there is no checkpoint.
+
+        With `follow_latest`, a checkpoint that a concurrent training job
+        deleted (keep_checkpoint_max) while this call was starting is replaced
+        by the newest one. Returns the checkpoint restored, or None.
+        """
         if checkpoint_path:
-            checkpoints.restore(checkpoint_path, self._variables_of(graph))
-        elif self._warm_start_settings is not None:
+            for _ in range(3):
+                try:
+                    checkpoints.restore(checkpoint_path, self._variables_of(graph))
+                    return checkpoint_path
+                except (tf.errors.NotFoundError, tf.errors.DataLossError, ValueError):
+                    vanished = checkpoints.incomplete(checkpoint_path) is not None
+                    newest = self.latest_checkpoint() if follow_latest and vanished else None
+                    if newest is None or newest == checkpoint_path:
+                        raise
+                    checkpoint_path = newest
+            raise ValueError(f"Checkpoints in {self.model_dir} keep vanishing while restoring.")
+        if self._warm_start_settings is not None:
             trainable = self._store.names_of(
                 graph.collections.get(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, [])
             )
             warm_starting.warm_start(self._warm_start_settings, self._store, trainable)
+        return None
 
 
 def _config_with_model_dir(config, model_dir):
