@@ -22,6 +22,9 @@ from tfestimator_compat.export import saved_model as export_lib
 from tfestimator_compat.export.saved_model import ReceiverInputs
 from tfestimator_compat.hooks import HookRunner
 from tfestimator_compat.hooks import SaverForHooks
+from tfestimator_compat.hooks import check_hooks
+from tfestimator_compat.hooks import keras_callbacks
+from tfestimator_compat.hooks import session_hooks
 from tfestimator_compat.input_fn import call_input_fn
 from tfestimator_compat.keras_adapter import ModelFnModel
 from tfestimator_compat.mode_keys import ModeKeys
@@ -169,7 +172,7 @@ class Estimator:
         all_hooks = hooks + list(spec.training_hooks)
         if config.is_chief:
             all_hooks += list(spec.training_chief_hooks)
-        runner = HookRunner(_session_hooks(all_hooks), graph)
+        runner = HookRunner(session_hooks(all_hooks), graph)
         loop = TrainingLoop(
             runner,
             {"loss": spec.loss, "train_op": spec.train_op},
@@ -190,7 +193,7 @@ class Estimator:
             epochs=1,
             shuffle=False,
             verbose=0,
-            callbacks=[loop] + _keras_callbacks(all_hooks),
+            callbacks=[loop] + keras_callbacks(all_hooks),
         )
         return loop.loss
 
@@ -226,12 +229,12 @@ class Estimator:
             checkpoint_path = self._initialize(graph, checkpoint_path, follow_latest)
         self._store.reset_local_variables()
         all_hooks = hooks + list(spec.evaluation_hooks)
-        runner = HookRunner(_session_hooks(all_hooks), graph)
+        runner = HookRunner(session_hooks(all_hooks), graph)
         updates = graph.fetchable(graph.metric_update_op)
         loop = EvaluationLoop(runner, {"loss": spec.loss, "updates": updates}, steps)
         model.reset_eval_loss()
         runner.begin()
-        model.evaluate(inputs.dataset, verbose=0, callbacks=[loop] + _keras_callbacks(all_hooks))
+        model.evaluate(inputs.dataset, verbose=0, callbacks=[loop] + keras_callbacks(all_hooks))
         results = graph.results(graph.metric_values, graph.value_function(graph.metric_values)())
         results["loss"] = np.float32(model.mean_eval_loss())
         results["global_step"] = np.int64(graph.global_step.numpy())
@@ -260,13 +263,13 @@ class Estimator:
         self._initialize(graph, checkpoint_path, follow_latest)
         predictions = _extract_keys(graph.spec.predictions, predict_keys)
         all_hooks = hooks + list(graph.spec.prediction_hooks)
-        runner = HookRunner(_session_hooks(all_hooks), graph)
+        runner = HookRunner(session_hooks(all_hooks), graph)
         runner.begin()
 
         def before_batch():
             model.set_fetches(dict({"predictions": predictions}, **runner.before_step()))
 
-        callbacks = keras.callbacks.CallbackList(_keras_callbacks(all_hooks), model=model)
+        callbacks = keras.callbacks.CallbackList(keras_callbacks(all_hooks), model=model)
         callbacks.on_predict_begin()
         model.set_fetches({"predictions": predictions})
         batches = model.predict_batches(inputs.dataset, before_batch if runner.hooks else None)
@@ -482,11 +485,7 @@ def _model_fn_kwargs(model_fn, labels, mode, params, config):
 
 
 def _check_hooks(hooks):
-    hooks = list(hooks or [])
-    for hook in hooks:
-        if not isinstance(hook, (tf.compat.v1.train.SessionRunHook, keras.callbacks.Callback)):
-            raise TypeError(f"Hooks must be a SessionRunHook, given: {hook}")
-    return hooks
+    return list(check_hooks(hooks, "Hooks must be a SessionRunHook, given: {}"))
 
 
 def _check_listeners(listeners):
@@ -497,14 +496,6 @@ def _check_listeners(listeners):
                 f"saving_listeners must be a list of CheckpointSaverListener, given: {listener}"
             )
     return listeners
-
-
-def _session_hooks(hooks):
-    return [hook for hook in hooks if isinstance(hook, tf.compat.v1.train.SessionRunHook)]
-
-
-def _keras_callbacks(hooks):
-    return [hook for hook in hooks if isinstance(hook, keras.callbacks.Callback)]
 
 
 def _extract_keys(predictions, predict_keys):

@@ -8,6 +8,7 @@ graph (so hooks can look up tensors and make ops), `after_create_session()`,
 and `end()`. A hook's `request_stop()` ends the loop after that step.
 """
 
+import keras
 import tensorflow as tf
 
 _train = tf.compat.v1.train
@@ -29,6 +30,29 @@ FeedFnHook = _train.FeedFnHook
 GlobalStepWaiterHook = _train.GlobalStepWaiterHook
 ProfilerHook = _train.ProfilerHook
 SecondOrStepTimer = _train.SecondOrStepTimer
+
+
+def check_hooks(hooks, message="All hooks must be SessionRunHook instances, given: {}"):
+    """`hooks` as a tuple, each a `SessionRunHook` or a Keras callback.
+
+    Keras callbacks are an extension of the original. `message` is the
+    original's wording for the place the hooks came from.
+    """
+    hooks = tuple(hooks or ())
+    for hook in hooks:
+        if not isinstance(hook, (SessionRunHook, keras.callbacks.Callback)):
+            raise TypeError(message.format(hook))
+    return hooks
+
+
+def session_hooks(hooks):
+    """The `SessionRunHook`s among `hooks` (the rest are Keras callbacks)."""
+    return [hook for hook in hooks if isinstance(hook, SessionRunHook)]
+
+
+def keras_callbacks(hooks):
+    """The Keras callbacks among `hooks`."""
+    return [hook for hook in hooks if isinstance(hook, keras.callbacks.Callback)]
 
 
 class GraphSession:

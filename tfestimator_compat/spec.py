@@ -11,6 +11,7 @@ import keras
 import tensorflow as tf
 from tensorflow.python.saved_model.model_utils import export_utils
 
+from tfestimator_compat.hooks import check_hooks
 from tfestimator_compat.mode_keys import ModeKeys
 
 _FIELDS = (
@@ -82,11 +83,11 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
                 if mode == ModeKeys.PREDICT
                 else export_outputs
             ),
-            training_chief_hooks=_validate_hooks(training_chief_hooks),
-            training_hooks=_validate_hooks(training_hooks),
+            training_chief_hooks=check_hooks(training_chief_hooks),
+            training_hooks=check_hooks(training_hooks),
             scaffold=_validate_scaffold(scaffold),
-            evaluation_hooks=_validate_hooks(evaluation_hooks),
-            prediction_hooks=_validate_hooks(prediction_hooks),
+            evaluation_hooks=check_hooks(evaluation_hooks),
+            prediction_hooks=check_hooks(prediction_hooks),
         )
 
     def _replace(self, **kwargs):
@@ -151,14 +152,6 @@ def _validate_predictions(predictions, mode):
     _require_tensor(predictions, "predictions")
     _in_default_graph(predictions, "prediction values")
     return predictions
-
-
-def _validate_hooks(hooks):
-    hooks = tuple(hooks or ())
-    for hook in hooks:
-        if not isinstance(hook, (tf.compat.v1.train.SessionRunHook, keras.callbacks.Callback)):
-            raise TypeError(f"All hooks must be SessionRunHook instances, given: {hook}")
-    return hooks
 
 
 def _validate_scaffold(scaffold):

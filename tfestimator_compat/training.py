@@ -9,11 +9,11 @@ checkpoint, and runs the exporters after every evaluation.
 import collections
 import os
 
-import keras
 import tensorflow as tf
 
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.export.exporter import Exporter
+from tfestimator_compat.hooks import check_hooks
 
 _logging = tf.compat.v1.logging
 
@@ -24,12 +24,7 @@ def _validate_input_fn(input_fn):
 
 
 def _validate_hooks(hooks):
-    """SessionRunHooks, or Keras callbacks (an extension of the original)."""
-    hooks = tuple(hooks or ())
-    for hook in hooks:
-        if not isinstance(hook, (tf.compat.v1.train.SessionRunHook, keras.callbacks.Callback)):
-            raise TypeError(f"All hooks must be `SessionRunHook` instances, given: {hook}")
-    return hooks
+    return check_hooks(hooks, "All hooks must be `SessionRunHook` instances, given: {}")
 
 
 def _validate_exporters(exporters):
