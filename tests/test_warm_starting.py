@@ -155,3 +155,34 @@ def test_from_a_saved_model_exported_here(tmp_path, source_dir):
     np.testing.assert_array_equal(
         kernel_of(estimator, "dense_1/kernel"), tf.train.load_variable(source_dir, "dense_1/kernel")
     )
+
+
+def test_init_from_checkpoint_in_the_model_fn_runs_only_without_a_checkpoint(tmp_path):
+    pretrained = {
+        "bert/w": tf.Variable(np.full([3, 1], 7.0, np.float32)),
+        "bert/b": tf.Variable(np.full([1], 2.0, np.float32)),
+    }
+    source = tf.compat.v1.train.Saver(var_list=pretrained).save(None, str(tmp_path / "pre.ckpt"))
+
+    def model_fn(features, labels, mode):
+        with tf.compat.v1.variable_scope("encoder"):
+            w = tf.compat.v1.get_variable("w", [3, 1])
+            b = tf.compat.v1.get_variable("b", [1])
+        tf.compat.v1.train.init_from_checkpoint(source, {"bert/": "encoder/"})
+        loss = tf.reduce_mean(tf.matmul(features["x"], w) + b)
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.5).minimize(
+            loss, global_step=tf.compat.v1.train.get_global_step()
+        )
+        return est.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    model_dir = str(tmp_path / "fine_tuned")
+    estimator = est.Estimator(model_fn, model_dir=model_dir)
+    estimator.train(dataset_input_fn(repeat=True), steps=1)
+    first = tf.train.load_variable(os.path.join(model_dir, "model.ckpt-0"), "encoder/w")
+    np.testing.assert_array_equal(first, np.full([3, 1], 7.0))
+    trained = estimator.get_variable_value("encoder/w")
+    assert not np.allclose(trained, 7.0), "training moved away from the pre-trained values"
+    estimator.train(dataset_input_fn(repeat=True), steps=1)
+    assert not np.allclose(
+        tf.train.load_variable(os.path.join(model_dir, "model.ckpt-1"), "encoder/w"), 7.0
+    ), "with a checkpoint of its own, the model_dir's values win"

@@ -434,6 +434,8 @@ class Estimator:
                 graph.collections.get(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, [])
             )
             warm_starting.warm_start(self._warm_start_settings, self._store, trainable)
+        if graph.initializer_overrides is not None:
+            graph.value_function(graph.initializer_overrides)()
         return None
 
 

@@ -111,6 +111,7 @@ class ModelFnGraph:
             self.metric_update_op = tf.group(*updates, name="metric_updates")
             self.summary_op = self._summary_op(spec)
             self._add_global_step_read()
+            self.initializer_overrides = self._initializer_overrides(graph)
         self.spec = spec
         self.collections = {
             key: graph.get_collection(key) for key in graph.get_all_collection_keys()
@@ -140,6 +141,21 @@ class ModelFnGraph:
                 f"called with mode {self.mode!r}."
             )
         return spec
+
+    def _initializer_overrides(self, graph):
+        """Ops the model_fn made to initialize variables from a checkpoint, grouped.
+
+        `tf.compat.v1.train.init_from_checkpoint` replaces a variable's
+        initializer with a restore op; in the original it ran only when the
+        model started without a checkpoint of its own. None when there are none.
+        """
+        overrides = [
+            variable._initializer_op
+            for variable in graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)
+            if isinstance(getattr(variable, "_initializer_op", None), tf.Operation)
+            and variable._initializer_op.graph is graph
+        ]
+        return tf.group(*overrides, name="init_from_checkpoint") if overrides else None
 
     def _add_global_step_read(self):
         """The global step as hooks read it: its value when the step started.
