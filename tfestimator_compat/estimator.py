@@ -31,6 +31,7 @@ from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.model_fn_graph import ModelFnGraph
 from tfestimator_compat.model_fn_graph import placeholder_inputs
 from tfestimator_compat.run_config import RunConfig
+from tfestimator_compat.training_loop import MAX_STEPS_PER_CALL
 from tfestimator_compat.training_loop import EvaluationLoop
 from tfestimator_compat.training_loop import TrainingLoop
 from tfestimator_compat.variable_store import VariableStore
@@ -92,7 +93,7 @@ class Estimator:
         """The `model_fn`, callable as `model_fn(features, labels, mode, config)`."""
 
         def public_model_fn(features, labels, mode, config):
-            kwargs = _model_fn_kwargs(self._model_fn, labels, mode, self.params, config)
+            kwargs = fn_args.model_fn_kwargs(self._model_fn, labels, mode, self.params, config)
             return self._model_fn(features=features, **kwargs)
 
         return public_model_fn
@@ -148,7 +149,7 @@ class Estimator:
         return self
 
     def _train(self, input_fn, hooks, listeners, latest, start_step, last_step):
-        inputs = call_input_fn(input_fn, ModeKeys.TRAIN, self.params, self.config)
+        inputs = self._call_input_fn(input_fn, ModeKeys.TRAIN)
         graph = self._trace(ModeKeys.TRAIN, inputs)
         spec = graph.spec
         self._initialize(graph, latest)
@@ -183,6 +184,7 @@ class Estimator:
             listeners,
             graph.graph.as_graph_def(),
             graph.summary_op,
+            self._max_steps_per_call(),
         )
         tf.io.gfile.makedirs(self.model_dir)
         model = ModelFnModel(graph, inputs.has_labels, inputs.endless)
@@ -217,7 +219,7 @@ class Estimator:
     ):
         """Evaluates `checkpoint_path`, or the variables as they are when `in_memory`."""
         hooks = _check_hooks(hooks)
-        inputs = call_input_fn(input_fn, ModeKeys.EVAL, self.params, self.config)
+        inputs = self._call_input_fn(input_fn, ModeKeys.EVAL)
         graph, model = self._traced(ModeKeys.EVAL, inputs)
         spec = graph.spec
         if "loss" in spec.eval_metric_ops:
@@ -257,7 +259,7 @@ class Estimator:
         hooks = _check_hooks(hooks)
         follow_latest = not checkpoint_path
         checkpoint_path = self._checkpoint_for("predict", checkpoint_path)
-        inputs = call_input_fn(input_fn, ModeKeys.PREDICT, self.params, self.config)
+        inputs = self._call_input_fn(input_fn, ModeKeys.PREDICT)
         inputs = inputs.features_only()
         graph, model = self._traced(ModeKeys.PREDICT, inputs)
         self._initialize(graph, checkpoint_path, follow_latest)
@@ -357,9 +359,27 @@ class Estimator:
     def _trace_for_export(self, mode, receiver_fn, checkpoint_path):
         """The model_fn traced on a receiver's features, with restored variables."""
         inputs = ReceiverInputs(receiver_fn, mode)
-        graph = ModelFnGraph(self._model_fn, mode, inputs, self._store, self._params, self.config)
+        graph = ModelFnGraph(
+            self._model_fn,
+            mode,
+            inputs,
+            self._store,
+            self._params_for(mode, export=True),
+            self.config,
+        )
         checkpoints.restore(checkpoint_path, self._variables_of(graph))
         return graph, inputs.receiver
+
+    def _params_for(self, mode, export=False):
+        """The params the model_fn and input_fn get in `mode` (subclasses add to them)."""
+        return self.params
+
+    def _call_input_fn(self, input_fn, mode):
+        return call_input_fn(input_fn, mode, self._params_for(mode), self.config)
+
+    def _max_steps_per_call(self):
+        """The most training steps one call of the step function may run."""
+        return MAX_STEPS_PER_CALL
 
     def _checkpoint_for(self, action, checkpoint_path):
         if checkpoint_path:
@@ -398,7 +418,7 @@ class Estimator:
             mode,
             placeholder_inputs(inputs.features_spec, inputs.labels_spec),
             self._store,
-            self._params,
+            self._params_for(mode),
             self.config,
         )
 
@@ -478,12 +498,6 @@ def _verify_model_fn_args(model_fn, params):
     unexpected = sorted(args - _VALID_MODEL_FN_ARGS)
     if unexpected:
         raise ValueError(f"model_fn ({model_fn}) has following not expected args: {unexpected}")
-
-
-def _model_fn_kwargs(model_fn, labels, mode, params, config):
-    args = fn_args.fn_args(model_fn)
-    candidates = {"labels": labels, "mode": mode, "params": params, "config": config}
-    return {name: value for name, value in candidates.items() if name in args}
 
 
 def _check_hooks(hooks):

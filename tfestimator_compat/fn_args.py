@@ -20,3 +20,15 @@ def fn_args(fn):
         for p in parameters
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
     )
+
+
+def model_fn_kwargs(model_fn, labels, mode, params, config):
+    """The keyword arguments besides `features` that `model_fn` accepts.
+
+    Raises the original's error when there are labels but the model_fn takes none.
+    """
+    names = fn_args(model_fn)
+    if labels is not None and "labels" not in names:
+        raise ValueError("model_fn does not take labels, but input_fn returns labels.")
+    candidates = {"labels": labels, "mode": mode, "params": params, "config": config}
+    return {name: value for name, value in candidates.items() if name in names}

@@ -118,18 +118,9 @@ class ModelFnGraph:
         }
 
     def _call_model_fn(self, features, labels):
-        args = fn_args.fn_args(self._model_fn)
-        kwargs = {}
-        if "labels" in args:
-            kwargs["labels"] = labels
-        elif labels is not None:
-            raise ValueError("model_fn does not take labels, but input_fn returns labels.")
-        if "mode" in args:
-            kwargs["mode"] = self.mode
-        if "params" in args:
-            kwargs["params"] = self._params
-        if "config" in args:
-            kwargs["config"] = self._config
+        kwargs = fn_args.model_fn_kwargs(
+            self._model_fn, labels, self.mode, self._params, self._config
+        )
         spec = self._model_fn(features=features, **kwargs)
         if inspect.isgenerator(spec) or not isinstance(spec, EstimatorSpec):
             raise ValueError(

@@ -106,6 +106,8 @@ class RunConfig:
         self._task_type = TaskType.WORKER
         self._task_id = 0
         self._is_chief = True
+        self._master = ""
+        self._evaluation_master = ""
         self._cluster_spec = tf.train.ClusterSpec({})
         self._validate()
 
@@ -186,8 +188,8 @@ class RunConfig:
     task_id = property(lambda self: self._task_id)
     cluster_spec = property(lambda self: self._cluster_spec)
     is_chief = property(lambda self: self._is_chief)
-    master = property(lambda self: "")
-    evaluation_master = property(lambda self: "")
+    master = property(lambda self: self._master)
+    evaluation_master = property(lambda self: self._evaluation_master)
     num_ps_replicas = property(lambda self: 0)
     num_worker_replicas = property(lambda self: 1)
     global_id_in_cluster = property(lambda self: 0)

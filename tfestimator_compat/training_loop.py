@@ -65,6 +65,7 @@ class TrainingLoop(_StepLoop):
         saving_listeners: `CheckpointSaverListener`s around each save.
         graph_def: the model_fn's GraphDef, for `graph.pbtxt` and TensorBoard.
         summary_op: the merged summaries of the model_fn (None: no summaries).
+        max_steps_per_call: the most steps one call may run.
     """
 
     def __init__(
@@ -78,8 +79,10 @@ class TrainingLoop(_StepLoop):
         saving_listeners=(),
         graph_def=None,
         summary_op=None,
+        max_steps_per_call=MAX_STEPS_PER_CALL,
     ):
         super().__init__(runner, base_fetches)
+        self._max_steps_per_call = max_steps_per_call
         self._global_step = global_step
         self._last_step = last_step
         self._saver = saver
@@ -118,7 +121,7 @@ class TrainingLoop(_StepLoop):
         self._save(self.step)
 
     def on_train_batch_begin(self, batch, logs=None):
-        bounds = [MAX_STEPS_PER_CALL]
+        bounds = [self._max_steps_per_call]
         periodic = [(self._next_log, self._config.log_step_count_steps)]
         if self._summary_op is not None:
             periodic.append((self._next_summary, self._config.save_summary_steps))
