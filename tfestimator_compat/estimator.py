@@ -68,7 +68,7 @@ class Estimator:
         self._config = _config_with_model_dir(config, model_dir)
         if model_fn is None:
             raise ValueError("model_fn must be provided to Estimator.")
-        _verify_model_fn_args(model_fn, params)
+        verify_model_fn_args(model_fn, params)
         self._model_fn = model_fn
         self._params = copy.deepcopy(params or {})
         self._warm_start_settings = warm_starting.settings_from(warm_start_from)
@@ -480,7 +480,7 @@ def _config_with_model_dir(config, model_dir):
     return config
 
 
-def _verify_model_fn_args(model_fn, params):
+def verify_model_fn_args(model_fn, params):
     args = set(fn_args.fn_args(model_fn))
     if "features" not in args:
         raise ValueError(f"model_fn ({model_fn}) must include features argument.")
