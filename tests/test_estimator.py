@@ -253,3 +253,27 @@ def test_evaluate_and_predict_reuse_the_traced_model_fn_unless_it_returns_hooks(
     hooked.evaluate(dataset_input_fn())
     hooked.evaluate(dataset_input_fn())
     assert calls.count(est.ModeKeys.EVAL) == 2
+
+
+def test_multi_batch_metrics_are_exact_every_time(model_dir):
+    def model_fn(features, labels, mode):
+        weights = tf.compat.v1.get_variable("w", [3, 256])
+        hidden = features["x"]
+        for _ in range(20):  # enough work per step for steps to overlap if they could
+            hidden = tf.tanh(tf.matmul(hidden, weights) @ tf.transpose(weights))
+        loss = tf.reduce_mean(hidden)
+        labels = tf.cast(labels, tf.float32)
+        return est.EstimatorSpec(
+            mode,
+            loss=loss,
+            eval_metric_ops={
+                "label/mean": tf.compat.v1.metrics.mean(labels + 0.0 * loss),
+                "auc": tf.compat.v1.metrics.auc(labels, tf.sigmoid(features["x"][:, 0])),
+            },
+        )
+
+    estimator = est.Estimator(model_fn, model_dir=model_dir)
+    x, y = linear_data(96, seed=5)
+    results = [estimator.evaluate(dataset_input_fn(n=96, batch=12, seed=5)) for _ in range(3)]
+    assert all(r["label/mean"] == pytest.approx(y.mean(), abs=1e-6) for r in results)
+    assert len({float(r["auc"]) for r in results}) == 1

@@ -130,6 +130,10 @@ class ModelFnModel(keras.Model):
         def one_step(data):
             return self.distribute_strategy.run(step_function, args=(data,))
 
+        # Loops below run one step at a time (parallel_iterations=1): steps
+        # update the same variables, and a step must see the previous one's
+        # updates, as consecutive Session runs did.
+
         def relaxed(structure):
             return tf.nest.map_structure(lambda t: tf.TensorShape(None), structure)
 
@@ -143,6 +147,7 @@ class ModelFnModel(keras.Model):
                 next_step,
                 (start, outputs),
                 shape_invariants=(tf.TensorShape([]), relaxed(outputs)),
+                parallel_iterations=1,
             )
             return outputs, n
 
@@ -160,7 +165,11 @@ class ModelFnModel(keras.Model):
 
             invariants = (tf.TensorShape([]), tf.TensorShape([]), relaxed(outputs))
             ran, _, outputs = tf.while_loop(
-                more, next_step, (start, tf.constant(False), outputs), shape_invariants=invariants
+                more,
+                next_step,
+                (start, tf.constant(False), outputs),
+                shape_invariants=invariants,
+                parallel_iterations=1,
             )
             return outputs, ran
 
@@ -269,7 +278,10 @@ class ModelFnModel(keras.Model):
                     )
 
                 count, _, arrays, sizes = tf.while_loop(
-                    more, next_batch, (tf.constant(0), tf.constant(False), arrays, sizes)
+                    more,
+                    next_batch,
+                    (tf.constant(0), tf.constant(False), arrays, sizes),
+                    parallel_iterations=1,
                 )
                 return [a.concat() for a in arrays], sizes.stack(), count
 

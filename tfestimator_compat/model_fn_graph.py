@@ -163,15 +163,17 @@ class ModelFnGraph:
 
     def _summary_op(self, spec):
         """The summaries a training run writes: the scaffold's, or all of them
-        with the `loss` scalar the original added."""
+        with the `loss` scalar the original added unless one exists."""
         if self.mode != ModeKeys.TRAIN:
             return None
         if spec.scaffold.summary_op is not None:
             return spec.scaffold.summary_op
-        with warnings.catch_warnings():
-            # TF warns that v1 summary ops have no v2 writer; they are written here.
-            warnings.simplefilter("ignore", UserWarning)
-            tf.compat.v1.summary.scalar("loss", spec.loss)
+        summaries = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)
+        if not any(summary.op.name == "loss" for summary in summaries):
+            with warnings.catch_warnings():
+                # TF warns that v1 summary ops have no v2 writer; they are written here.
+                warnings.simplefilter("ignore", UserWarning)
+                tf.compat.v1.summary.scalar("loss", spec.loss)
         return tf.compat.v1.summary.merge_all()
 
     def _split_metrics(self, spec):

@@ -173,7 +173,11 @@ def _tf1_name(kwargs):
     their name scope more than once, so TF uniquifies it (`dense_1_1`); the
     layer's own path (`dense_1`) is what Keras 2 in TF1 graph mode used.
     """
-    name = (kwargs.get("name") or "Variable").rstrip("/")
+    requested = kwargs.get("name") or "Variable"
+    if requested.endswith("/"):
+        # A trailing slash names the variable in full (v1 optimizer slots do this).
+        return requested.rstrip("/")
+    name = requested
     scope = tf.compat.v1.get_default_graph().get_name_scope()
     parts = scope.split("/") if scope else []
     keras_scopes = _keras_name_scopes()
