@@ -6,11 +6,33 @@ legacy programs run unchanged.
 """
 
 from tfestimator_compat.activation import install
+from tfestimator_compat.canned import BaselineClassifier
+from tfestimator_compat.canned import BaselineEstimator
+from tfestimator_compat.canned import BaselineRegressor
+from tfestimator_compat.canned import DNNClassifier
+from tfestimator_compat.canned import DNNEstimator
+from tfestimator_compat.canned import DNNLinearCombinedClassifier
+from tfestimator_compat.canned import DNNLinearCombinedEstimator
+from tfestimator_compat.canned import DNNLinearCombinedRegressor
+from tfestimator_compat.canned import DNNRegressor
+from tfestimator_compat.canned import LinearClassifier
+from tfestimator_compat.canned import LinearEstimator
+from tfestimator_compat.canned import LinearRegressor
+from tfestimator_compat.canned import classifier_parse_example_spec
+from tfestimator_compat.canned import regressor_parse_example_spec
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.export.exporter import BestExporter
 from tfestimator_compat.export.exporter import Exporter
 from tfestimator_compat.export.exporter import FinalExporter
 from tfestimator_compat.export.exporter import LatestExporter
+from tfestimator_compat.head import BinaryClassHead
+from tfestimator_compat.head import Head
+from tfestimator_compat.head import LogisticRegressionHead
+from tfestimator_compat.head import MultiClassHead
+from tfestimator_compat.head import MultiHead
+from tfestimator_compat.head import MultiLabelHead
+from tfestimator_compat.head import PoissonRegressionHead
+from tfestimator_compat.head import RegressionHead
 from tfestimator_compat.hooks import CheckpointSaverHook
 from tfestimator_compat.hooks import CheckpointSaverListener
 from tfestimator_compat.hooks import FeedFnHook
@@ -40,9 +62,19 @@ from tfestimator_compat.warm_starting import WarmStartSettings
 __version__ = "0.1.0"
 
 __all__ = [
+    "BaselineClassifier",
+    "BaselineEstimator",
+    "BaselineRegressor",
     "BestExporter",
+    "BinaryClassHead",
     "CheckpointSaverHook",
     "CheckpointSaverListener",
+    "DNNClassifier",
+    "DNNEstimator",
+    "DNNLinearCombinedClassifier",
+    "DNNLinearCombinedEstimator",
+    "DNNLinearCombinedRegressor",
+    "DNNRegressor",
     "Estimator",
     "EstimatorSpec",
     "EvalSpec",
@@ -51,12 +83,22 @@ __all__ = [
     "FinalExporter",
     "FinalOpsHook",
     "GlobalStepWaiterHook",
+    "Head",
     "LatestExporter",
+    "LinearClassifier",
+    "LinearEstimator",
+    "LinearRegressor",
     "LoggingTensorHook",
+    "LogisticRegressionHead",
     "ModeKeys",
+    "MultiClassHead",
+    "MultiHead",
+    "MultiLabelHead",
     "NanLossDuringTrainingError",
     "NanTensorHook",
+    "PoissonRegressionHead",
     "ProfilerHook",
+    "RegressionHead",
     "RunConfig",
     "SecondOrStepTimer",
     "SessionRunArgs",
@@ -69,6 +111,8 @@ __all__ = [
     "TrainSpec",
     "VocabInfo",
     "WarmStartSettings",
+    "classifier_parse_example_spec",
     "install",
+    "regressor_parse_example_spec",
     "train_and_evaluate",
 ]

@@ -1,0 +1,113 @@
+"""BaselineClassifier, BaselineRegressor and BaselineEstimator behave as the original's.
+
+Baselines start from zeros; `fixtures/canned/expected.json` holds what
+tensorflow-estimator 2.15 had after training them (`fixtures/canned/make_fixture.py`,
+which explains the one-batch shift of the original's input).
+"""
+
+import importlib.util
+import json
+import os
+import tempfile
+import types
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import tfestimator_compat as est
+from tfestimator_compat import canned
+from tfestimator_compat import head as head_lib
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "canned")
+
+
+def _load_fixture_module():
+    spec = importlib.util.spec_from_file_location(
+        "canned_make_fixture", os.path.join(FIXTURES, "make_fixture.py")
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+fixture = _load_fixture_module()
+with open(os.path.join(FIXTURES, "expected.json")) as f:
+    EXPECTED = json.load(f)
+ESTIMATORS = types.SimpleNamespace(
+    RunConfig=est.RunConfig, **{name: getattr(canned, name) for name in canned.__all__}
+)
+
+
+@pytest.mark.parametrize("model", ["baseline_classifier", "baseline_regressor"])
+def test_training_from_scratch_reproduces_the_original(model):
+    estimator = fixture.make_estimator(ESTIMATORS, model, tempfile.mkdtemp())
+    estimator.train(fixture.train_input_fn(model, original=False), steps=fixture.TRAIN_STEPS)
+    expected = EXPECTED[model]
+    assert sorted(estimator.get_variable_names()) == sorted(expected["trained"])
+    for name, value in expected["trained"].items():
+        np.testing.assert_allclose(
+            estimator.get_variable_value(name), value, rtol=1e-4, atol=1e-5, err_msg=name
+        )
+    input_fn = fixture.eval_input_fn(model, original=False)
+    metrics = estimator.evaluate(input_fn)
+    assert sorted(metrics) == sorted(expected["evaluate"])
+    for key, value in expected["evaluate"].items():
+        assert float(metrics[key]) == pytest.approx(value, abs=1e-4), key
+    predictions = list(estimator.predict(input_fn))[:5]
+    for key, values in expected["predict_first5"].items():
+        got = [fixture.jsonable(p[key]) for p in predictions]
+        if isinstance(values[0][0], str):
+            assert got == values, key
+        else:
+            np.testing.assert_allclose(np.array(got, float), values, atol=1e-4, err_msg=key)
+
+
+def test_classifier_learns_the_class_prior_whatever_the_features(model_dir):
+    labels = np.array([0, 1, 1, 1] * 8, np.int64)
+
+    def input_fn():
+        features = {"anything": np.arange(32, dtype=np.float32)}
+        return tf.data.Dataset.from_tensor_slices((features, labels)).repeat().batch(16)
+
+    classifier = canned.BaselineClassifier(model_dir=model_dir, optimizer="SGD")
+    classifier.train(input_fn, steps=300)
+    predictions = list(
+        classifier.predict(lambda: tf.data.Dataset.from_tensors({"anything": [[5.0], [-3.0]]}))
+    )
+    for prediction in predictions:
+        assert prediction["logistic"][0] == pytest.approx(0.75, abs=0.02)
+    assert classifier.get_variable_names() == [
+        "baseline/bias",
+        "global_step",
+        "training/SGD/decay",
+        "training/SGD/learning_rate",
+        "training/SGD/momentum",
+    ]
+
+
+def test_estimator_with_any_head_and_sparse_features(model_dir):
+    values = tf.SparseTensor([[0, 0], [1, 0], [1, 1]], ["a", "b", "c"], [2, 2])
+
+    def input_fn():
+        labels = np.array([[1.0, 3.0], [3.0, 5.0]], np.float32)
+        return tf.data.Dataset.from_tensors(({"tags": values}, labels)).repeat()
+
+    estimator = canned.BaselineEstimator(
+        head_lib.RegressionHead(label_dimension=2), model_dir=model_dir, optimizer="Adam"
+    )
+    estimator.train(input_fn, steps=2)
+    bias = estimator.get_variable_value("baseline/bias")
+    prediction = next(estimator.predict(lambda: tf.data.Dataset.from_tensors({"tags": values})))
+    np.testing.assert_allclose(prediction["predictions"], bias)
+    assert estimator.get_variable_value("global_step") == 2
+
+
+def test_features_must_agree_on_the_batch_size(model_dir):
+    def input_fn():
+        features = {"a": tf.zeros([4, 1]), "b": tf.zeros([3, 1])}
+        return tf.data.Dataset.from_tensors((features, tf.zeros([4, 1])))
+
+    regressor = canned.BaselineRegressor(model_dir=model_dir)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        regressor.train(input_fn, steps=1)

@@ -1,0 +1,112 @@
+"""Feature columns to tensors, with the original's variable names.
+
+Keras 3 dropped `DenseFeatures` and `LinearModel`, the layers the original
+canned estimators turned feature columns into tensors with. TensorFlow still
+has their TF1 forms, `tf.compat.v1.feature_column.input_layer` and
+`linear_model`, which take the same v2 (and v1) columns, compute the same
+values, and, inside the scopes used here, create the same variables:
+`dnn/input_from_feature_columns/input_layer/<column>_embedding/embedding_weights`,
+`linear/linear_model/<column>/weights`, `linear/linear_model/bias_weights`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+
+import tensorflow as tf
+from tensorflow.python.feature_column import feature_column_v2 as fc_v2
+from tensorflow.python.util import deprecation
+
+
+def validate_features(features) -> None:
+    if not isinstance(features, dict):
+        raise ValueError(
+            f"features should be a dictionary of `Tensor`s. Given type: {type(features)}"
+        )
+
+
+def validate_feature_columns(feature_columns) -> list:
+    if feature_columns is None:
+        raise ValueError("feature_columns must be given.")
+    if isinstance(feature_columns, dict):
+        raise ValueError("Expected feature_columns to be iterable, found dict.")
+    try:
+        columns = list(feature_columns)
+    except TypeError:
+        columns = [feature_columns]
+    if not columns:
+        raise ValueError("feature_columns must not be empty.")
+    return columns
+
+
+@contextlib.contextmanager
+def _quiet():
+    """Silences the deprecation notices every TF1 feature-column call logs."""
+    with deprecation.silence(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def dense_input(features, feature_columns, trainable=True):
+    """The columns' dense values concatenated: `[batch, sum of column widths]`.
+
+    Called inside a variable scope (`dnn`), variables go to
+    `<scope>/input_from_feature_columns/input_layer/...` as in the original.
+    Columns are concatenated in the order of their names, as `DenseFeatures`
+    and `input_layer` both did.
+    """
+    feature_columns = list(feature_columns)
+    shared = [c for c in feature_columns if isinstance(c, fc_v2.SharedEmbeddingColumn)]
+    others = [c for c in feature_columns if not isinstance(c, fc_v2.SharedEmbeddingColumn)]
+    outputs = {}
+    with _quiet():
+        if others:
+            with tf.compat.v1.variable_scope("input_from_feature_columns"):
+                tf.compat.v1.feature_column.input_layer(
+                    features, others, trainable=trainable, cols_to_output_tensors=outputs
+                )
+        if shared:
+            outputs.update(_shared_embeddings(features, shared))
+    ordered = sorted(feature_columns, key=lambda column: column.name)
+    return tf.concat([outputs[column] for column in ordered], axis=1)
+
+
+def _shared_embeddings(features, columns):
+    """Dense values of `tf.feature_column.shared_embeddings` columns.
+
+    `input_layer` does not take them. Their table is the variable
+    `<columns>_shared_embedding` at the top-level variable scope, where the
+    original's `DenseFeatures` created it; being outside `dnn/`, it is not
+    among the DNN's trainable variables, as it was not in the original (whose
+    checkpoints have no optimizer slots for it). The v1
+    `shared_embedding_columns` go through `input_layer` and are trained.
+    """
+    cache = fc_v2.FeatureTransformationCache(features)
+    outputs = {}
+    for column in columns:
+        # The creator caches its table per graph key, which every traced graph
+        # shares with the program's graph; asked again, it gets the table from
+        # the variable store, which records it in this graph too.
+        column.shared_embedding_column_creator._embedding_weights.clear()
+    with tf.compat.v1.variable_scope(tf.compat.v1.VariableScope(reuse=None, name="")):
+        for column in columns:
+            dense = column.get_dense_tensor(cache, None)
+            outputs[column] = tf.reshape(dense, [-1, column.variable_shape.num_elements()])
+    return outputs
+
+
+def linear_logits(features, feature_columns, units, sparse_combiner="sum"):
+    """A linear model of the columns: `[batch, units]`, with a bias.
+
+    Variables are `<scope>/linear_model/<column>/weights` and
+    `<scope>/linear_model/bias_weights`, all starting at zero.
+    """
+    if sparse_combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(
+            f"sparse_combiner must be one of 'mean', 'sqrtn' or 'sum'. Given: {sparse_combiner}"
+        )
+    with _quiet():
+        return tf.compat.v1.feature_column.linear_model(
+            features, feature_columns, units=units, sparse_combiner=sparse_combiner
+        )

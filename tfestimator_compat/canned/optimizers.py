@@ -1,0 +1,176 @@
+"""Resolves the `optimizer` argument of canned estimators and heads.
+
+The original accepted a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'),
+a Keras optimizer instance, or a callable returning one, and trained with
+Keras 2 optimizers (converting newer Keras optimizers to them). Here a name
+becomes the matching `keras2_optimizers` class, a Keras 3 optimizer is
+converted to it with the same hyperparameters, and a
+`tf.compat.v1.train.Optimizer` (what `tf.compat.v1.estimator` canned
+estimators took) is used as it is.
+"""
+
+from __future__ import annotations
+
+import keras
+import tensorflow as tf
+from keras.src.utils.naming import to_snake_case
+
+from tfestimator_compat.canned import keras2_optimizers
+
+_BY_NAME = {
+    "Adagrad": keras2_optimizers.Adagrad,
+    "Adam": keras2_optimizers.Adam,
+    "Ftrl": keras2_optimizers.Ftrl,
+    "RMSProp": keras2_optimizers.RMSprop,
+    "SGD": keras2_optimizers.SGD,
+}
+# Keras 3 class -> (Keras 2 class, the constructor arguments they share).
+_FROM_KERAS3 = {
+    keras.optimizers.Adagrad: (
+        keras2_optimizers.Adagrad,
+        ("initial_accumulator_value", "epsilon"),
+    ),
+    keras.optimizers.Adam: (keras2_optimizers.Adam, ("beta_1", "beta_2", "epsilon", "amsgrad")),
+    keras.optimizers.Ftrl: (
+        keras2_optimizers.Ftrl,
+        (
+            "learning_rate_power",
+            "initial_accumulator_value",
+            "l1_regularization_strength",
+            "l2_regularization_strength",
+            "l2_shrinkage_regularization_strength",
+            "beta",
+        ),
+    ),
+    keras.optimizers.RMSprop: (
+        keras2_optimizers.RMSprop,
+        ("rho", "momentum", "epsilon", "centered"),
+    ),
+    keras.optimizers.SGD: (keras2_optimizers.SGD, ("momentum", "nesterov")),
+}
+_KERAS3_ONLY = ("weight_decay", "loss_scale_factor", "gradient_accumulation_steps")
+
+
+def get_optimizer(optimizer, learning_rate=None):
+    """The optimizer to train with, from what a canned estimator was given.
+
+    Args:
+        optimizer: a name, a Keras 3 or Keras 2-style optimizer, a
+            `tf.compat.v1.train.Optimizer`, or a callable returning one.
+        learning_rate: the learning rate for a name; the optimizer's own
+            default (Keras 2's) when None.
+    """
+    if isinstance(optimizer, str):
+        if optimizer not in _BY_NAME:
+            raise ValueError(
+                f"Unsupported optimizer name: {optimizer}. Supported names are: "
+                f"{tuple(sorted(_BY_NAME))}"
+            )
+        cls = _BY_NAME[optimizer]
+        return cls(learning_rate=learning_rate) if learning_rate else cls()
+    if callable(optimizer) and not _is_optimizer(optimizer):
+        optimizer = optimizer()
+    if isinstance(optimizer, keras.optimizers.Optimizer):
+        return from_keras(optimizer)
+    if not _is_optimizer(optimizer):
+        raise ValueError(
+            f"The given object is not a tf.keras.optimizers.Optimizer instance. Given: {optimizer}"
+        )
+    return optimizer
+
+
+def _is_optimizer(optimizer):
+    return isinstance(
+        optimizer,
+        (keras2_optimizers.Optimizer, keras.optimizers.Optimizer, tf.compat.v1.train.Optimizer),
+    )
+
+
+def from_keras(optimizer):
+    """The Keras 2-style equivalent of a Keras 3 optimizer, for a TF1 graph.
+
+    Keeps the learning rate (or schedule), the class's hyperparameters and
+    clipping. The name becomes Keras 2's (`Adam` rather than `adam`) unless
+    the optimizer was given its own, so checkpoint keys match the original's.
+    """
+    cls = type(optimizer)
+    if cls not in _FROM_KERAS3:
+        supported = ", ".join(sorted(c.__name__ for c in _FROM_KERAS3))
+        raise ValueError(
+            f"The canned estimators run Keras optimizers {supported} in the TF1 graph of "
+            f"a model_fn; {cls.__name__} is not one of them. Pass one of those, or a "
+            "tf.compat.v1.train optimizer."
+        )
+    with tf.init_scope():
+        config = optimizer.get_config()
+    _leave_out_of_checkpoints(optimizer.variables)
+    for name in _KERAS3_ONLY:
+        if config.get(name) is not None:
+            raise ValueError(
+                f"{cls.__name__}({name}=...) has no equivalent in the original's Keras 2 "
+                f"optimizers; remove {name}."
+            )
+    if config.get("use_ema"):
+        raise ValueError(f"{cls.__name__}(use_ema=True) is not supported by canned estimators.")
+    target, arguments = _FROM_KERAS3[cls]
+    learning_rate = config["learning_rate"]
+    if isinstance(learning_rate, dict):
+        learning_rate = keras.optimizers.schedules.deserialize(learning_rate)
+    name = config.get("name")
+    if name == to_snake_case(cls.__name__):
+        name = None
+    kwargs = {argument: config[argument] for argument in arguments}
+    for clip in ("clipnorm", "clipvalue", "global_clipnorm"):
+        kwargs[clip] = config.get(clip)
+    tf.compat.v1.logging.info(
+        "Training with %s as the original's Keras 2 %s.", cls.__name__, target.__name__
+    )
+    return target(learning_rate=learning_rate, name=name, **kwargs)
+
+
+def _leave_out_of_checkpoints(variables):
+    """Drops a Keras 3 optimizer's own variables from the traced graph's collections.
+
+    A Keras 3 optimizer built inside a `model_fn` creates its `iteration` and
+    `learning_rate` variables there; its converted equivalent never uses them,
+    and checkpoints written by the original do not have them.
+    """
+    if tf.executing_eagerly():
+        return
+    graph = tf.compat.v1.get_default_graph()
+    unused = {id(getattr(variable, "_value", variable)) for variable in variables}
+    for key in (
+        tf.compat.v1.GraphKeys.GLOBAL_VARIABLES,
+        tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES,
+    ):
+        collection = graph.get_collection_ref(key)
+        collection[:] = [variable for variable in collection if id(variable) not in unused]
+
+
+def minimize(optimizer, loss, variables, advance_global_step=True):
+    """The train op minimizing `loss` over `variables`.
+
+    With `advance_global_step`, each run also adds one to the global step: a
+    Keras 2-style optimizer takes the global step as its `iterations` (as the
+    original canned estimators set it), a `tf.compat.v1.train` optimizer gets
+    it as `global_step`. A Keras 3 optimizer, whose `iterations` cannot be
+    set, is converted first.
+    """
+    global_step = tf.compat.v1.train.get_or_create_global_step()
+    if isinstance(optimizer, tf.compat.v1.train.Optimizer):
+        # At the top-level name scope, its slots get their TF1 names
+        # (`dnn/logits/kernel/Adagrad`) from the variable store.
+        with tf.name_scope(""):
+            return optimizer.minimize(
+                loss, global_step=global_step if advance_global_step else None, var_list=variables
+            )
+    if isinstance(optimizer, keras.optimizers.Optimizer):
+        optimizer = from_keras(optimizer)
+    if not isinstance(optimizer, keras2_optimizers.Optimizer):
+        raise ValueError(
+            "The given optimizer is not a tf.keras.optimizers.Optimizer instance. "
+            f"Received optimizer of type {type(optimizer)}"
+        )
+    if advance_global_step and optimizer.iterations is None:
+        optimizer.iterations = global_step
+    return optimizer.minimize(loss, variables)
