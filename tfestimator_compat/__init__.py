@@ -21,6 +21,7 @@ from tfestimator_compat.canned import LinearRegressor
 from tfestimator_compat.canned import classifier_parse_example_spec
 from tfestimator_compat.canned import regressor_parse_example_spec
 from tfestimator_compat.estimator import Estimator
+from tfestimator_compat.extenders import add_metrics
 from tfestimator_compat.export.exporter import BestExporter
 from tfestimator_compat.export.exporter import Exporter
 from tfestimator_compat.export.exporter import FinalExporter
@@ -111,8 +112,10 @@ __all__ = [
     "TrainSpec",
     "VocabInfo",
     "WarmStartSettings",
+    "add_metrics",
     "classifier_parse_example_spec",
     "install",
     "regressor_parse_example_spec",
     "train_and_evaluate",
 ]
+install()
