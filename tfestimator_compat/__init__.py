@@ -21,11 +21,11 @@ from tfestimator_compat.canned import LinearRegressor
 from tfestimator_compat.canned import classifier_parse_example_spec
 from tfestimator_compat.canned import regressor_parse_example_spec
 from tfestimator_compat.estimator import Estimator
-from tfestimator_compat.extenders import add_metrics
 from tfestimator_compat.export.exporter import BestExporter
 from tfestimator_compat.export.exporter import Exporter
 from tfestimator_compat.export.exporter import FinalExporter
 from tfestimator_compat.export.exporter import LatestExporter
+from tfestimator_compat.extenders import add_metrics
 from tfestimator_compat.head import BinaryClassHead
 from tfestimator_compat.head import Head
 from tfestimator_compat.head import LogisticRegressionHead
@@ -118,4 +118,3 @@ __all__ = [
     "regressor_parse_example_spec",
     "train_and_evaluate",
 ]
-install()
