@@ -74,3 +74,17 @@ def test_input_fn_errors_propagate_unchanged_and_lose_nothing(model_dir):
     with pytest.raises(KeyError, match="no such column"):
         estimator.train(failing_input_fn, steps=1)
     assert sorted(os.listdir(model_dir)) == before
+
+
+def test_checkpoints_a_killed_job_left_unlisted_are_removed(model_dir):
+    estimator = trained(model_dir)
+    for suffix in (".index", ".data-00000-of-00001"):
+        with open(os.path.join(model_dir, "model.ckpt-1" + suffix), "wb") as f:
+            f.write(b"left over")
+    with open(os.path.join(model_dir, "model.ckpt-5.data-00000-of-00001.tempstate123"), "wb"):
+        pass
+    estimator.train(dataset_input_fn(repeat=True), steps=1)
+    names = os.listdir(model_dir)
+    assert "model.ckpt-1.index" not in names
+    assert not any("tempstate" in name for name in names)
+    assert "model.ckpt-4.index" in names and "model.ckpt-5.index" in names

@@ -176,7 +176,10 @@ class CheckpointSaver:
     """Writes `model.ckpt-<step>` checkpoints of `variables` into `model_dir`.
 
     Keeps the newest `max_to_keep` (all when 0 or None), counting those already
-    listed in the state file, as a restarted original job did.
+    listed in the state file, as a restarted original job did. Checkpoint files
+    the state file does not list (a job killed between writing a checkpoint
+    and recording it, or while deleting an old one) are removed, so files do
+    not pile up past `max_to_keep` across restarts.
     """
 
     def __init__(self, model_dir, variables, max_to_keep=5, keep_checkpoint_every_n_hours=10000):
@@ -190,6 +193,8 @@ class CheckpointSaver:
         state = tf.train.get_checkpoint_state(model_dir)
         if state is not None:
             self._saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
+            if max_to_keep:
+                _remove_unlisted(model_dir, state)
         self.last_saved_step = None
 
     def save(self, step):
@@ -197,3 +202,25 @@ class CheckpointSaver:
         path = self._saver.save(None, self._prefix, global_step=step, write_meta_graph=False)
         self.last_saved_step = step
         return path
+
+
+def _remove_unlisted(model_dir, state):
+    """Deletes `model.ckpt-*` files (and write leftovers) the state file does not list."""
+    listed = {
+        os.path.basename(path)
+        for path in [state.model_checkpoint_path, *state.all_model_checkpoint_paths]
+    }
+    pattern = os.path.join(model_dir, CHECKPOINT_BASENAME + "-*")
+    for path in tf.io.gfile.glob(pattern):
+        name = os.path.basename(path)
+        prefix = name.split(".index")[0].split(".data-")[0].split(".meta")[0]
+        if prefix in listed and ".tempstate" not in name:
+            continue
+        tf.compat.v1.logging.info("Removing %s, left by an interrupted checkpoint write.", path)
+        try:
+            if tf.io.gfile.isdir(path):
+                tf.io.gfile.rmtree(path)
+            else:
+                tf.io.gfile.remove(path)
+        except tf.errors.NotFoundError:
+            pass
