@@ -118,3 +118,4 @@ __all__ = [
     "regressor_parse_example_spec",
     "train_and_evaluate",
 ]
+install()

@@ -1,3 +1,5 @@
+"""`python -m tfestimator_compat run PROGRAM.py [ARGS...]`, as the `tfestimator-compat` command."""
+
 import sys
 
 from tfestimator_compat.cli import main

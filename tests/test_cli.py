@@ -1,0 +1,229 @@
+"""The `tfestimator-compat` command: run programs and notebooks, enable/disable the hook."""
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tfestimator_compat import auto_activation
+from tfestimator_compat import cli
+
+FIXTURES = Path(__file__).parent / "fixtures" / "cli"
+HAS_IPYTHON = importlib.util.find_spec("IPython") is not None
+
+
+def _run(args, cwd=FIXTURES, env=None):
+    return subprocess.run(
+        [sys.executable, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        env=env,
+    )
+
+
+def _shim(args, **kwargs):
+    return _run(["-m", "tfestimator_compat", *args], **kwargs)
+
+
+def _report(result):
+    return f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr[-4000:]}"
+
+
+def test_run_gives_the_program_its_argv_name_and_exit_status():
+    result = _shim(["run", "argv_exit.py", "3", "--help", "--", "x"])
+    assert result.returncode == 3, _report(result)
+    assert "name __main__" in result.stdout
+    assert "argv ['argv_exit.py', '3', '--help', '--', 'x']" in result.stdout
+    assert "mode train" in result.stdout
+
+
+def test_run_options_before_the_program_only():
+    assert cli._split_run(["run", "--tf1", "p.py", "--tf1", "-v"]) == (
+        ["run", "--tf1", "p.py"],
+        ["--tf1", "-v"],
+    )
+    assert cli._split_run(["run", "--", "-odd.py", "a"]) == (["run", "-odd.py"], ["a"])
+    assert cli._split_run(["run", "p.py"]) == (["run", "p.py"], [])
+
+
+def test_run_prints_the_programs_traceback_and_exits_1():
+    result = _shim(["run", "raises.py"])
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    start = lines.index("Traceback (most recent call last):")
+    frames = [line for line in lines[start:] if line.lstrip().startswith('File "')]
+    assert len(frames) == 3, result.stderr
+    assert all("raises.py" in frame for frame in frames)
+    assert lines[-1] == "FileNotFoundError: no config at /nonexistent/config.json"
+    assert "runpy" not in result.stderr and "runner.py" not in result.stderr
+
+
+def test_run_a_syntax_error_shows_where(tmp_path):
+    (tmp_path / "bad_syntax.py").write_text('"""Does not compile."""\n\nprint("unclosed"\n')
+    result = _shim(["run", "bad_syntax.py"], cwd=tmp_path)
+    assert result.returncode == 1
+    assert 'bad_syntax.py", line 3' in result.stderr
+    assert "SyntaxError" in result.stderr
+
+
+def test_run_a_missing_program():
+    result = _shim(["run", "no_such_program.py"])
+    assert result.returncode == 2
+    assert "can't open file 'no_such_program.py'" in result.stderr
+
+
+def test_the_console_script_matches_the_module():
+    script = Path(sys.executable).with_name("tfestimator-compat")
+    if not script.exists():
+        pytest.skip("tfestimator-compat is not installed next to this Python")
+    result = subprocess.run(
+        [str(script), "run", "argv_exit.py", "0"], capture_output=True, text=True, cwd=FIXTURES
+    )
+    assert result.returncode == 0, _report(result)
+    assert "argv ['argv_exit.py', '0']" in result.stdout
+
+
+def test_run_notebook_cells_in_order(tmp_path):
+    result = _shim(["run", FIXTURES / "notebook.ipynb", "a", "b"], cwd=tmp_path)
+    assert result.returncode == 0, _report(result)
+    out = result.stdout
+    assert "argv ['a', 'b']" in out
+    assert "Out[2]: 42" in out
+    assert "not shown" not in out, "a trailing ; hides the value, as in Jupyter"
+    assert "pickled Point" in out
+    assert "Out[7]: 'eval'" in out
+    if HAS_IPYTHON:
+        assert "env from-magic" in out
+        assert "from-the-shell" in out
+    else:
+        assert "env None" in out
+        assert "cell 4: skipped '%env FIXTURE_VAR=from-magic'" in result.stderr
+        assert "cell 5: skipped '!echo from-the-shell'" in result.stderr
+        assert "pip install ipython" in result.stderr
+
+
+def test_run_notebook_stops_at_the_failing_cell():
+    result = _shim(["run", "cli/failing.ipynb"], cwd=FIXTURES.parent)
+    assert result.returncode == 1
+    assert "first cell ran" in result.stdout
+    assert "never printed" not in result.stdout
+    assert "ZeroDivisionError" in result.stdout + result.stderr
+    assert "failing.ipynb: cell 3 failed: def divide(x):" in result.stderr
+    if not HAS_IPYTHON:
+        assert "return x / 0" in result.stderr, "the cell's source lines are shown"
+        assert "notebook.py" not in result.stderr
+
+
+def test_run_notebook_in_its_own_directory(tmp_path):
+    notebook = tmp_path / "where.ipynb"
+    notebook.write_text(
+        json.dumps(
+            {
+                "cells": [
+                    {"cell_type": "code", "source": ["import os\n", "print('cwd', os.getcwd())"]},
+                    {"cell_type": "code", "source": "import sys\nsys.exit(4)"},
+                ],
+                "nbformat": 4,
+                "nbformat_minor": 5,
+                "metadata": {},
+            }
+        )
+    )
+    result = _shim(["run", notebook])
+    assert f"cwd {tmp_path}" in result.stdout
+    assert result.returncode == 4, "sys.exit in a cell ends the run with its status"
+
+
+def test_check_subcommand_is_wired():
+    try:
+        from tfestimator_compat import check  # noqa: F401
+    except ImportError:
+        pytest.skip("tfestimator_compat.check is not there yet")
+    result = _shim(["check", FIXTURES / "argv_exit.py", "--format", "json"])
+    assert result.returncode in (0, 1), _report(result)
+    json.loads(result.stdout)
+
+
+def test_enable_status_disable_in_a_site_dir(tmp_path, capsys):
+    site_dir = str(tmp_path / "site")
+    assert cli.main(["status", "--site-dir", site_dir]) == 0
+    assert capsys.readouterr().out.startswith("disabled")
+    assert cli.main(["enable", "--site-dir", site_dir]) == 0
+    out = capsys.readouterr().out
+    pth, module = auto_activation.hook_files(site_dir)
+    assert str(pth) in out and str(module) in out
+    assert pth.read_text() == (
+        "import _tfestimator_compat_startup; _tfestimator_compat_startup.install()\n"
+    )
+    assert cli.main(["enable", "--site-dir", site_dir]) == 0, "enable is idempotent"
+    assert auto_activation.status(site_dir) == "enabled"
+    module.write_text("# written by an older version\n")
+    assert auto_activation.status(site_dir) == "outdated"
+    cli.main(["enable", "--site-dir", site_dir])
+    assert auto_activation.status(site_dir) == "enabled"
+    capsys.readouterr()
+    assert cli.main(["disable", "--site-dir", site_dir]) == 0
+    assert "Removed" in capsys.readouterr().out
+    assert not pth.exists() and not module.exists()
+    assert cli.main(["disable", "--site-dir", site_dir]) == 0, "disable is idempotent"
+    assert "nothing to remove" in capsys.readouterr().out
+
+
+def test_enable_defaults_to_site_packages():
+    assert auto_activation.hook_files()[0].parent == Path(auto_activation.default_site_dir())
+
+
+def test_enable_into_a_directory_it_cannot_write(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert cli.main(["enable", "--site-dir", str(blocker / "site")]) == 1
+    assert "--site-dir" in capsys.readouterr().err
+
+
+def _with_site(site_dir, code):
+    """Python code run as an interpreter would with `site_dir` as a site directory."""
+    return f"import site; site.addsitedir({str(site_dir)!r})\n{code}"
+
+
+def test_hook_costs_nothing_without_tensorflow(tmp_path):
+    auto_activation.enable(str(tmp_path))
+    code = _with_site(
+        tmp_path,
+        "import sys, json\n"
+        "print('tensorflow' in sys.modules, 'tfestimator_compat' in sys.modules, "
+        "'keras' in sys.modules)",
+    )
+    result = _run(["-c", code], cwd=tmp_path)
+    assert result.returncode == 0, _report(result)
+    assert result.stdout.strip() == "False False False"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "imports",
+    ["import tensorflow as tf", "import keras\nimport tensorflow as tf"],
+    ids=["tensorflow", "keras-first"],
+)
+def test_hook_activates_plain_python_programs(tmp_path, imports):
+    auto_activation.enable(str(tmp_path / "site"))
+    code = _with_site(
+        tmp_path / "site",
+        f"{imports}\n"
+        "import tensorflow.compat.v1 as v1\n"
+        "import tensorflow_estimator\n"
+        "print(tf.estimator.Estimator.__module__, hasattr(v1.estimator, 'inputs'))\n",
+    )
+    result = _run(["-c", code], cwd=tmp_path)
+    assert result.returncode == 0, _report(result)
+    assert result.stdout.strip() == "tfestimator_compat.estimator True"
+    env = dict(os.environ, TFESTIMATOR_COMPAT_AUTO="0")
+    code = _with_site(tmp_path / "site", f"{imports}\ntf.estimator")
+    result = _run(["-c", code], cwd=tmp_path, env=env)
+    assert result.returncode == 1
+    assert "has no attribute 'estimator'" in result.stderr
