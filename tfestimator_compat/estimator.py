@@ -18,6 +18,7 @@ from tfestimator_compat import checkpoints
 from tfestimator_compat import fn_args
 from tfestimator_compat import summaries
 from tfestimator_compat import warm_starting
+from tfestimator_compat.eager import in_eager_mode
 from tfestimator_compat.export import saved_model as export_lib
 from tfestimator_compat.export.saved_model import ReceiverInputs
 from tfestimator_compat.hooks import HookRunner
@@ -120,6 +121,7 @@ class Estimator:
         if not self.latest_checkpoint():
             raise ValueError(f"Could not find trained model in model_dir: {self.model_dir}.")
 
+    @in_eager_mode
     def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
         """Trains until `steps` more steps, `max_steps` in all, or the end of input.
 
@@ -199,6 +201,7 @@ class Estimator:
         )
         return loop.loss
 
+    @in_eager_mode
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
         """Evaluates on `steps` batches, or to the end of the input.
 
@@ -243,6 +246,7 @@ class Estimator:
         summaries.write_eval_results(self.eval_dir(name), results, checkpoint_path)
         return results
 
+    @in_eager_mode
     def predict(
         self,
         input_fn,
@@ -288,6 +292,7 @@ class Estimator:
         runner.end()
         callbacks.on_predict_end()
 
+    @in_eager_mode
     def export_saved_model(
         self,
         export_dir_base,
@@ -315,6 +320,7 @@ class Estimator:
             checkpoint_path=checkpoint_path,
         )
 
+    @in_eager_mode
     def export_savedmodel(
         self,
         export_dir_base,
@@ -335,6 +341,7 @@ class Estimator:
             checkpoint_path=checkpoint_path,
         )
 
+    @in_eager_mode
     def experimental_export_all_saved_models(
         self,
         export_dir_base,

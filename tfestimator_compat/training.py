@@ -11,6 +11,7 @@ import os
 
 import tensorflow as tf
 
+from tfestimator_compat.eager import in_eager_mode
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.export.exporter import Exporter
 from tfestimator_compat.hooks import check_hooks
@@ -185,6 +186,7 @@ class _EvaluateOnCheckpoint(tf.compat.v1.train.CheckpointSaverListener):
         self._evaluator.evaluate_and_export()
 
 
+@in_eager_mode
 def train_and_evaluate(estimator, train_spec, eval_spec):
     """Trains `estimator` and evaluates (and exports) it as checkpoints appear.
 
