@@ -1,0 +1,53 @@
+"""The TF1-spelled reference workflow runs unchanged three ways."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tfestimator_compat import auto_activation
+
+EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "examples", "seed_multitask_tf1.py")
+
+
+def _check(result, model_dir):
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "SEED_TF1_OK" in result.stdout
+    exports = os.listdir(os.path.join(model_dir, "serving"))
+    assert len(exports) == 1 and exports[0].isdigit()
+
+
+@pytest.mark.slow
+def test_through_the_run_command(tmp_path):
+    command = shutil.which("tfestimator-compat", path=os.path.dirname(sys.executable))
+    assert command, "the console script is installed next to the interpreter"
+    model_dir = str(tmp_path / "model")
+    result = subprocess.run([command, "run", EXAMPLE, model_dir], capture_output=True, text=True)
+    _check(result, model_dir)
+
+
+@pytest.mark.slow
+def test_through_python_dash_m(tmp_path):
+    model_dir = str(tmp_path / "model")
+    result = subprocess.run(
+        [sys.executable, "-m", "tfestimator_compat", "run", EXAMPLE, model_dir],
+        capture_output=True,
+        text=True,
+    )
+    _check(result, model_dir)
+
+
+@pytest.mark.slow
+def test_through_plain_python_after_enable(tmp_path):
+    site_dir = tmp_path / "site"
+    auto_activation.enable(str(site_dir))
+    model_dir = str(tmp_path / "model")
+    # What `python seed_multitask_tf1.py` does once the hook sits in a site directory.
+    launcher = (
+        f"import site, sys, runpy; site.addsitedir({str(site_dir)!r}); "
+        f"sys.argv = [{EXAMPLE!r}, {model_dir!r}]; runpy.run_path({EXAMPLE!r}, run_name='__main__')"
+    )
+    result = subprocess.run([sys.executable, "-c", launcher], capture_output=True, text=True)
+    _check(result, model_dir)
