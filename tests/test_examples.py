@@ -1,5 +1,6 @@
 """The TF1-spelled reference workflow runs unchanged three ways."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -51,3 +52,33 @@ def test_through_plain_python_after_enable(tmp_path):
     )
     result = subprocess.run([sys.executable, "-c", launcher], capture_output=True, text=True)
     _check(result, model_dir)
+
+
+@pytest.mark.slow
+def test_an_estimator_notebook_runs_through_run():
+    notebook = os.path.join(
+        os.path.dirname(__file__), "fixtures", "cli", "estimator_notebook.ipynb"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "tfestimator_compat", "run", notebook],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "NOTEBOOK_OK 64" in result.stdout
+    # 64 examples in batches of 16: training stops at the end of the input.
+    assert "Out[4]: np.int64(4)" in result.stdout
+
+
+def test_check_reports_the_examples_as_supported():
+    examples = os.path.dirname(EXAMPLE)
+    result = subprocess.run(
+        [sys.executable, "-m", "tfestimator_compat", "check", "--format", "json", examples],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(result.stdout)
+    names = {finding["name"] for finding in report["findings"]}
+    assert {"tf.estimator.Estimator", "tf.compat.v1.estimator.Estimator"} <= names
+    assert report["summary"]["by_status"].get("not-supported", 0) == 0
