@@ -17,7 +17,7 @@ class InputPipelineConfig:
     SLICED = 5
 
 
-def _check_positive_integer(value, name):
+def check_positive_integer(value, name):
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         raise ValueError(f"{name} must be positive integer. Given: {value}")
 
@@ -58,7 +58,7 @@ class TPUConfig(
     ):
         _check_iterations_per_loop(iterations_per_loop)
         if num_shards is not None:
-            _check_positive_integer(num_shards, "TPUConfig num_shards")
+            check_positive_integer(num_shards, "TPUConfig num_shards")
         if input_partition_dims is not None:
             if len(input_partition_dims) not in (1, 2):
                 raise ValueError(
@@ -95,7 +95,7 @@ class TPUConfig(
         elif per_host_input_for_training is True:
             per_host_input_for_training = InputPipelineConfig.PER_HOST_V1
         if initial_infeed_sleep_secs:
-            _check_positive_integer(
+            check_positive_integer(
                 initial_infeed_sleep_secs, "TPUConfig initial_infeed_sleep_secs"
             )
         if tpu_job_name is None:

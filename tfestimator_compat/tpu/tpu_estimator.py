@@ -25,6 +25,7 @@ from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.spec import EstimatorSpec
 from tfestimator_compat.tpu import cross_shard
 from tfestimator_compat.tpu.tpu_config import RunConfig
+from tfestimator_compat.tpu.tpu_config import check_positive_integer
 
 _BATCH_SIZE_KEY = "batch_size"
 _USE_TPU_KEY = "use_tpu"
@@ -194,11 +195,6 @@ class _HostCallHook(tf.compat.v1.train.SessionRunHook):
                 writer.flush()
 
 
-def _check_positive_integer(value, name):
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise ValueError(f"{name} must be positive integer. Given: {value}")
-
-
 class TPUEstimator(Estimator):
     """An Estimator for TPU programs, run on CPUs and GPUs with `use_tpu=False`.
 
@@ -257,7 +253,7 @@ class TPUEstimator(Estimator):
             ("predict_batch_size", predict_batch_size),
         ):
             if size is not None:
-                _check_positive_integer(size, name)
+                check_positive_integer(size, name)
         if export_saved_model_api_version not in tuple(ExportSavedModelApiVersion):
             raise ValueError(
                 "export_saved_model_api_version should be 1 or 2; got "
