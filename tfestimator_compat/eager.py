@@ -52,6 +52,10 @@ def in_eager_mode(function: _Function) -> _Function:
 
         @functools.wraps(function)
         def wrapper(*args, **kwargs):
+            if context.executing_eagerly():
+                # The usual case, and per-value mode switches would cost more
+                # than a fast prediction loop spends per example.
+                return (yield from function(*args, **kwargs))
             with context.eager_mode():
                 generator = function(*args, **kwargs)
             return (yield from _EagerGenerator(generator))

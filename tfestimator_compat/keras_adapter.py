@@ -277,11 +277,10 @@ class ModelFnModel(keras.Model):
                         sizes,
                     )
 
+                # Unlike training and evaluation steps, predictions update no
+                # shared state, so batches may overlap.
                 count, _, arrays, sizes = tf.while_loop(
-                    more,
-                    next_batch,
-                    (tf.constant(0), tf.constant(False), arrays, sizes),
-                    parallel_iterations=1,
+                    more, next_batch, (tf.constant(0), tf.constant(False), arrays, sizes)
                 )
                 return [a.concat() for a in arrays], sizes.stack(), count
 
