@@ -23,6 +23,7 @@ from __future__ import annotations
 import abc
 import warnings
 
+import keras
 import tensorflow as tf
 
 from tfestimator_compat.head import head_utils
@@ -83,6 +84,31 @@ class Head(abc.ABC):
 
     def _summary_key(self, key: str) -> str:
         return f"{key}/{self.name}" if self.name else key
+
+    def _threshold_keys(self, key_format):
+        return [self._summary_key(key_format % threshold) for threshold in self._thresholds]
+
+    def _threshold_metrics(self):
+        """Accuracy, precision and recall at each of the head's `thresholds`, by key."""
+        metrics = {}
+        for threshold, accuracy, precision, recall in zip(
+            self._thresholds,
+            self._threshold_keys(MetricKeys.ACCURACY_AT_THRESHOLD),
+            self._threshold_keys(MetricKeys.PRECISION_AT_THRESHOLD),
+            self._threshold_keys(MetricKeys.RECALL_AT_THRESHOLD),
+        ):
+            metrics[accuracy] = keras.metrics.BinaryAccuracy(name=accuracy, threshold=threshold)
+            metrics[precision] = keras.metrics.Precision(name=precision, thresholds=threshold)
+            metrics[recall] = keras.metrics.Recall(name=recall, thresholds=threshold)
+        return metrics
+
+    def _update_threshold_metrics(self, eval_metrics, labels, scores, sample_weight):
+        for name in (
+            self._threshold_keys(MetricKeys.ACCURACY_AT_THRESHOLD)
+            + self._threshold_keys(MetricKeys.PRECISION_AT_THRESHOLD)
+            + self._threshold_keys(MetricKeys.RECALL_AT_THRESHOLD)
+        ):
+            eval_metrics[name].update_state(labels, scores, sample_weight=sample_weight)
 
     def create_estimator_spec(
         self,

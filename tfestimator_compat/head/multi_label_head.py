@@ -191,9 +191,6 @@ class MultiLabelHead(base_head.Head):
                 )
         return predictions
 
-    def _threshold_keys(self, key_format):
-        return [self._summary_key(key_format % threshold) for threshold in self._thresholds]
-
     def metrics(self, regularization_losses=None):
         key = self._summary_key
         with tf.name_scope("metrics"):
@@ -206,19 +203,7 @@ class MultiLabelHead(base_head.Head):
                 eval_metrics[key(MetricKeys.LOSS_REGULARIZATION)] = keras.metrics.Mean(
                     name=MetricKeys.LOSS_REGULARIZATION
                 )
-            for threshold, accuracy, precision, recall in zip(
-                self._thresholds,
-                self._threshold_keys(MetricKeys.ACCURACY_AT_THRESHOLD),
-                self._threshold_keys(MetricKeys.PRECISION_AT_THRESHOLD),
-                self._threshold_keys(MetricKeys.RECALL_AT_THRESHOLD),
-            ):
-                eval_metrics[accuracy] = keras.metrics.BinaryAccuracy(
-                    name=accuracy, threshold=threshold
-                )
-                eval_metrics[precision] = keras.metrics.Precision(
-                    name=precision, thresholds=threshold
-                )
-                eval_metrics[recall] = keras.metrics.Recall(name=recall, thresholds=threshold)
+            eval_metrics.update(self._threshold_metrics())
             for class_id in self._metric_classes:
                 probability_mean, auc, auc_pr = self._class_keys(class_id)
                 eval_metrics[probability_mean] = keras.metrics.Mean(name=probability_mean)
@@ -241,12 +226,7 @@ class MultiLabelHead(base_head.Head):
         base_head.regularization_loss_metric(
             eval_metrics, key(MetricKeys.LOSS_REGULARIZATION), regularization_losses
         )
-        for name in (
-            self._threshold_keys(MetricKeys.ACCURACY_AT_THRESHOLD)
-            + self._threshold_keys(MetricKeys.PRECISION_AT_THRESHOLD)
-            + self._threshold_keys(MetricKeys.RECALL_AT_THRESHOLD)
-        ):
-            eval_metrics[name].update_state(labels, probabilities, sample_weight=sample_weight)
+        self._update_threshold_metrics(eval_metrics, labels, probabilities, sample_weight)
         for class_id in self._metric_classes:
             probability_mean, auc, auc_pr = self._class_keys(class_id)
             class_probabilities = probabilities[..., class_id : class_id + 1]
