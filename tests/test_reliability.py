@@ -1,6 +1,7 @@
 """Damaged model_dirs give clear errors or fall back; nothing starts over silently."""
 
 import os
+import pickle
 
 import pytest
 import tensorflow as tf
@@ -88,3 +89,31 @@ def test_checkpoints_a_killed_job_left_unlisted_are_removed(model_dir):
     assert "model.ckpt-1.index" not in names
     assert not any("tempstate" in name for name in names)
     assert "model.ckpt-4.index" in names and "model.ckpt-5.index" in names
+
+
+def test_loading_a_model_dir_or_export_never_runs_what_is_stored_there(model_dir, tmp_path):
+    """Pickles and Python files planted in model_dir and an export are never executed."""
+    estimator = trained(model_dir, steps=2)
+    marker = tmp_path / "executed"
+    payload = f"open({str(marker)!r}, 'w').write('ran')\n"
+
+    class Planted:
+        def __reduce__(self):
+            return (exec, (payload,))
+
+    receiver = est.export.build_raw_serving_input_receiver_fn({"x": tf.zeros([1, 3])})
+    export_dir = estimator.export_saved_model(str(tmp_path / "export"), receiver).decode()
+    for directory in (model_dir, export_dir, os.path.join(export_dir, "variables")):
+        with open(os.path.join(directory, "state.pkl"), "wb") as f:
+            pickle.dump(Planted(), f)
+        with open(os.path.join(directory, "__init__.py"), "w") as f:
+            f.write(payload)
+    reloaded = est.Estimator(classifier_model_fn, model_dir=model_dir, params={})
+    reloaded.evaluate(dataset_input_fn(), steps=1)
+    list(reloaded.predict(dataset_input_fn(n=4)))
+    reloaded.train(dataset_input_fn(repeat=True), steps=1)
+    tf.saved_model.load(export_dir)
+    est.Estimator(
+        classifier_model_fn, model_dir=str(tmp_path / "warm"), params={}, warm_start_from=export_dir
+    ).evaluate(dataset_input_fn(), steps=1)
+    assert not marker.exists()
