@@ -234,3 +234,24 @@ def validate_common(loss_reduction, loss_fn):
     head_utils.validate_loss_reduction(loss_reduction)
     if loss_fn:
         head_utils.validate_loss_fn_args(loss_fn)
+
+
+class SingleHead(Head):
+    """A head with one loss over its own logits (all but `MultiHead`).
+
+    Subclasses set `_loss_reduction` and define `_processed_labels(logits,
+    labels)` and `_unweighted_loss_and_weights(logits, labels, features)`.
+    """
+
+    @property
+    def loss_reduction(self):
+        return self._loss_reduction
+
+    def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
+        """Example-weighted, reduced by `loss_reduction`, plus the regularization losses."""
+        with tf.name_scope("losses"):
+            logits = head_utils.check_logits(logits, self.logits_dimension)
+            labels = self._processed_labels(logits, labels)
+            loss, weights = self._unweighted_loss_and_weights(logits, labels, features)
+            training_loss = head_utils.weighted_loss(loss, weights, self._loss_reduction)
+            return head_utils.add_regularization(training_loss, regularization_losses)

@@ -25,7 +25,7 @@ _KEYS = (
 )
 
 
-class BinaryClassHead(base_head.Head):
+class BinaryClassHead(base_head.SingleHead):
     """Head for binary classification: `logistic = sigmoid(logits)`.
 
     Logits have shape `[D0, ..., DN, 1]`. Labels are `[D0, ..., DN]` or
@@ -78,11 +78,7 @@ class BinaryClassHead(base_head.Head):
     def logits_dimension(self):
         return 1
 
-    @property
-    def loss_reduction(self):
-        return self._loss_reduction
-
-    def _label_ids(self, logits, labels):
+    def _processed_labels(self, logits, labels):
         labels = head_utils.check_labels(labels, logits, 1)
         if self._label_vocabulary is not None:
             if labels.dtype != tf.string:
@@ -100,14 +96,6 @@ class BinaryClassHead(base_head.Head):
             loss = tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
         weights = head_utils.example_weights(features, self._weight_column, logits)
         return loss, weights
-
-    def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
-        with tf.name_scope("losses"):
-            logits = head_utils.check_logits(logits, 1)
-            labels = self._label_ids(logits, labels)
-            loss, weights = self._unweighted_loss_and_weights(logits, labels, features)
-            training_loss = head_utils.weighted_loss(loss, weights, self._loss_reduction)
-            return head_utils.add_regularization(training_loss, regularization_losses)
 
     def predictions(self, logits, keys=None):
         if keys:
@@ -174,7 +162,7 @@ class BinaryClassHead(base_head.Head):
         class_ids = predictions[PredictionKeys.CLASS_IDS]
         logistic = predictions[PredictionKeys.LOGISTIC]
         logits = head_utils.check_logits(logits, 1)
-        labels = self._label_ids(logits, labels)
+        labels = self._processed_labels(logits, labels)
         loss, weights = self._unweighted_loss_and_weights(logits, labels, features)
         sample_weight = metrics_lib.sample_weight(weights)
         metrics_lib.update_mean(eval_metrics[key(MetricKeys.LOSS_MEAN)], loss, weights)

@@ -23,7 +23,7 @@ _KEYS = (
 )
 
 
-class MultiClassHead(base_head.Head):
+class MultiClassHead(base_head.SingleHead):
     """Head for classification into `n_classes` (> 2) exclusive classes.
 
     Logits have shape `[D0, ..., DN, n_classes]`. Labels are class ids in
@@ -70,11 +70,7 @@ class MultiClassHead(base_head.Head):
     def logits_dimension(self):
         return self._n_classes
 
-    @property
-    def loss_reduction(self):
-        return self._loss_reduction
-
-    def _label_ids(self, logits, labels):
+    def _processed_labels(self, logits, labels):
         labels = head_utils.check_labels(labels, logits, 1)
         if self._label_vocabulary is None:
             if not labels.dtype.is_integer:
@@ -101,14 +97,6 @@ class MultiClassHead(base_head.Head):
             )
         weights = head_utils.example_weights(features, self._weight_column, logits)
         return loss, weights
-
-    def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
-        with tf.name_scope("losses"):
-            logits = head_utils.check_logits(logits, self._n_classes)
-            label_ids = self._label_ids(logits, labels)
-            loss, weights = self._unweighted_loss_and_weights(logits, label_ids, features)
-            training_loss = head_utils.weighted_loss(loss, weights, self._loss_reduction)
-            return head_utils.add_regularization(training_loss, regularization_losses)
 
     def predictions(self, logits, keys=None):
         if keys:
@@ -159,7 +147,7 @@ class MultiClassHead(base_head.Head):
         key = self._summary_key
         class_ids = self.predictions(logits, [PredictionKeys.CLASS_IDS])[PredictionKeys.CLASS_IDS]
         logits = head_utils.check_logits(logits, self._n_classes)
-        label_ids = self._label_ids(logits, labels)
+        label_ids = self._processed_labels(logits, labels)
         loss, weights = self._unweighted_loss_and_weights(logits, label_ids, features)
         metrics_lib.update_mean(eval_metrics[key(MetricKeys.LOSS_MEAN)], loss, weights)
         eval_metrics[key(MetricKeys.ACCURACY)].update_state(

@@ -16,7 +16,7 @@ from tfestimator_compat.head.prediction_keys import PredictionKeys
 _KEYS = (PredictionKeys.LOGITS, PredictionKeys.PROBABILITIES, PredictionKeys.CLASSES)
 
 
-class MultiLabelHead(base_head.Head):
+class MultiLabelHead(base_head.SingleHead):
     """Head for multi-label classification: an independent sigmoid per class.
 
     Logits have shape `[D0, ..., DN, n_classes]`. Labels are a multi-hot
@@ -102,10 +102,6 @@ class MultiLabelHead(base_head.Head):
     def logits_dimension(self):
         return self._n_classes
 
-    @property
-    def loss_reduction(self):
-        return self._loss_reduction
-
     def _class_keys(self, class_id):
         """Keys of the metrics of one class: by vocabulary name when there is one."""
         if self._label_vocabulary is None:
@@ -163,14 +159,6 @@ class MultiLabelHead(base_head.Head):
             )
         weights = head_utils.example_weights(features, self._weight_column, logits)
         return loss, weights
-
-    def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
-        with tf.name_scope("losses"):
-            logits = head_utils.check_logits(logits, self._n_classes)
-            labels = self._processed_labels(logits, labels)
-            loss, weights = self._unweighted_loss_and_weights(logits, labels, features)
-            training_loss = head_utils.weighted_loss(loss, weights, self._loss_reduction)
-            return head_utils.add_regularization(training_loss, regularization_losses)
 
     def predictions(self, logits, keys=None):
         if keys:

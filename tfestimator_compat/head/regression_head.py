@@ -14,7 +14,7 @@ from tfestimator_compat.head.metric_keys import MetricKeys
 from tfestimator_compat.head.prediction_keys import PredictionKeys
 
 
-class RegressionHead(base_head.Head):
+class RegressionHead(base_head.SingleHead):
     """Head for regression of `label_dimension` values per example.
 
     Logits and labels have shape `[D0, ..., DN, label_dimension]` (labels may
@@ -60,10 +60,6 @@ class RegressionHead(base_head.Head):
     def logits_dimension(self):
         return self._logits_dimension
 
-    @property
-    def loss_reduction(self):
-        return self._loss_reduction
-
     def _processed_labels(self, logits, labels):
         labels = head_utils.check_labels(labels, logits, self._logits_dimension)
         return tf.cast(labels, tf.float32)
@@ -79,14 +75,6 @@ class RegressionHead(base_head.Head):
             features, self._weight_column, logits, allow_per_logit_weights=True
         )
         return loss, weights
-
-    def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
-        with tf.name_scope("losses"):
-            logits = head_utils.check_logits(logits, self._logits_dimension)
-            labels = self._processed_labels(logits, labels)
-            loss, weights = self._unweighted_loss_and_weights(logits, labels, features)
-            training_loss = head_utils.weighted_loss(loss, weights, self._loss_reduction)
-            return head_utils.add_regularization(training_loss, regularization_losses)
 
     def predictions(self, logits, keys=None):
         logits = head_utils.check_logits(logits, self._logits_dimension)
