@@ -90,9 +90,17 @@ def test_parsing_receiver_signatures_method_names_and_serving(trained, tmp_path)
     assert set(signatures["classification"].outputs) == {"classes", "scores"}
     assert set(signatures["serving_default"].inputs) == {"examples"}
     shown = subprocess.run(
-        [sys.executable, "-m", "tensorflow.python.tools.saved_model_cli", "show",
-         "--dir", export_dir, "--all"],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "tensorflow.python.tools.saved_model_cli",
+            "show",
+            "--dir",
+            export_dir,
+            "--all",
+        ],
+        capture_output=True,
+        text=True,
     )
     assert shown.returncode == 0, shown.stderr[-2000:]
     assert "Method name is: tensorflow/serving/classify" in shown.stdout
@@ -123,6 +131,23 @@ def test_raw_receiver_excludes_classify_and_serves_features(trained, tmp_path):
     served = tf.saved_model.load(export_dir).signatures["serving_default"](x=tf.constant(x))
     predicted = list(trained.predict(lambda: tf.data.Dataset.from_tensor_slices({"x": x}).batch(4)))
     np.testing.assert_allclose(served["score"], [p["score"] for p in predicted], atol=1e-5)
+
+
+def test_serving_inputs_of_the_wrong_shape_or_keys_fail_naming_the_key(trained, tmp_path):
+    receiver_fn = export.build_raw_serving_input_receiver_fn({"x": tf.zeros([1, 3])})
+    export_dir = trained.export_saved_model(str(tmp_path / "export"), receiver_fn).decode()
+    serve = tf.saved_model.load(export_dir).signatures["serving_default"]
+    for wrong in (tf.zeros([3]), tf.zeros([2, 4]), tf.zeros([2, 3, 1])):
+        with pytest.raises(
+            tf.errors.InvalidArgumentError,
+            match=r"tensor x \[.*\] is not compatible with expected shape \[\?,3\]",
+        ):
+            serve(x=wrong)
+    with pytest.raises(TypeError, match="'z'"):
+        serve(x=tf.zeros([2, 3]), z=tf.zeros([2]))
+    with pytest.raises(TypeError, match="'x'"):
+        serve()
+    assert serve(x=tf.zeros([5, 3]))["score"].shape == (5,)
 
 
 def test_serving_input_receiver_forms_and_alternatives(trained, tmp_path):

@@ -183,7 +183,9 @@ def _signature_function(graph, signature_def):
 
     @tf.function(input_signature=specs, autograph=False)
     def signature(*args):
-        return pruned(*args)
+        # TensorFlow reports a serving input of the wrong shape deep inside the
+        # model, or not at all; EnsureShape names the input and both shapes.
+        return pruned(*[tf.ensure_shape(arg, spec.shape) for arg, spec in zip(args, specs)])
 
     return signature.get_concrete_function()
 
