@@ -1,14 +1,17 @@
-"""`RunConfig`: where an Estimator writes and how often it saves and logs."""
+"""`RunConfig`: where an Estimator writes, how often it saves and logs, and its cluster."""
 
 import copy
-import json
+import inspect
 import os
 
 import tensorflow as tf
 
+from tfestimator_compat import cluster as cluster_lib
+
 _USE_DEFAULT = object()
 _DEFAULT_CHECKPOINT_SECS = 600
 _SAVE_CHECKPOINT_ERROR = "save_checkpoints_steps and save_checkpoints_secs cannot be both set."
+_PROTOCOLS = (None, "grpc", "grpc+verbs")
 _REPLACEABLE = (
     "model_dir",
     "tf_random_seed",
@@ -31,11 +34,11 @@ _REPLACEABLE = (
 
 
 class TaskType:
-    MASTER = "master"
-    PS = "ps"
-    WORKER = "worker"
-    CHIEF = "chief"
-    EVALUATOR = "evaluator"
+    MASTER = cluster_lib.MASTER
+    PS = cluster_lib.PS
+    WORKER = cluster_lib.WORKER
+    CHIEF = cluster_lib.CHIEF
+    EVALUATOR = cluster_lib.EVALUATOR
 
 
 class RunConfig:
@@ -43,14 +46,23 @@ class RunConfig:
 
     Checkpoints are saved every 600 seconds unless `save_checkpoints_steps` or
     `save_checkpoints_secs` says otherwise (setting both is an error; setting
-    both to None turns periodic saving off). `model_dir` may also come from the
-    `TF_CONFIG` environment variable's `model_dir`.
+    both to None turns periodic saving off).
+
+    The cluster properties (`cluster_spec`, `task_type`, `task_id`,
+    `is_chief`, `master`, `num_worker_replicas`, ...) come from the
+    `TF_CONFIG` environment variable, read once here; see
+    `tfestimator_compat.cluster` for the rules. Without `TF_CONFIG` the run is
+    local: task `worker:0`, the chief. `TF_CONFIG` may also name `model_dir`.
 
     Example:
 
     ```python
-    config = RunConfig(model_dir="/tmp/model", save_checkpoints_steps=100,
-                       tf_random_seed=7)
+    os.environ["TF_CONFIG"] = json.dumps({
+        "cluster": {"chief": ["host0:2222"], "worker": ["host1:2222"]},
+        "task": {"type": "worker", "index": 0},
+    })
+    config = RunConfig(model_dir="/tmp/model", save_checkpoints_steps=100)
+    assert config.master == "grpc://host1:2222" and not config.is_chief
     ```
     """
 
@@ -84,8 +96,9 @@ class RunConfig:
             save_checkpoints_steps = None
         elif save_checkpoints_steps is not None and save_checkpoints_secs is not None:
             raise ValueError(_SAVE_CHECKPOINT_ERROR)
+        _check_strategies(train_distribute, eval_distribute, experimental_distribute)
 
-        tf_config = json.loads(os.environ.get("TF_CONFIG", "{}") or "{}")
+        tf_config = cluster_lib.read_tf_config()
         self._model_dir = _model_dir(tf_config, model_dir)
         self._tf_random_seed = tf_random_seed
         self._save_summary_steps = save_summary_steps
@@ -95,21 +108,53 @@ class RunConfig:
         self._keep_checkpoint_max = keep_checkpoint_max
         self._keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
         self._log_step_count_steps = log_step_count_steps
-        self._train_distribute = train_distribute
+        self._train_distribute = train_distribute or getattr(
+            experimental_distribute, "train_distribute", None
+        )
         self._device_fn = device_fn
         self._protocol = protocol
-        self._eval_distribute = eval_distribute
+        self._eval_distribute = eval_distribute or getattr(
+            experimental_distribute, "eval_distribute", None
+        )
         self._experimental_distribute = experimental_distribute
         self._experimental_max_worker_delay_secs = experimental_max_worker_delay_secs
         self._session_creation_timeout_secs = session_creation_timeout_secs
         self._checkpoint_save_graph_def = checkpoint_save_graph_def
-        self._task_type = TaskType.WORKER
-        self._task_id = 0
-        self._is_chief = True
-        self._master = ""
-        self._evaluation_master = ""
-        self._cluster_spec = tf.train.ClusterSpec({})
         self._validate()
+        self._set_cluster(
+            cluster_lib.parse_tf_config(
+                tf_config, strategy_managed=_manages_cluster(self._train_distribute)
+            )
+        )
+
+    def _set_cluster(self, cluster):
+        """Takes the cluster properties, and the default between-graph `session_config`."""
+        self._cluster_spec = cluster.cluster_spec
+        self._task_type = cluster.task_type
+        self._task_id = cluster.task_id
+        self._is_chief = cluster.is_chief
+        self._master = cluster.master
+        self._evaluation_master = cluster.evaluation_master
+        self._num_ps_replicas = cluster.num_ps_replicas
+        self._num_worker_replicas = cluster.num_worker_replicas
+        self._global_id_in_cluster = cluster.global_id_in_cluster
+        self._service = cluster.service
+        if self._session_config is None and cluster.device_filters is not None:
+            self._session_config = self._distributed_session_config(cluster.device_filters)
+
+    def _distributed_session_config(self, device_filters):
+        """The `session_config` a between-graph task gets when none is given.
+
+        Device filters keep each task from waiting on tasks it never talks to
+        (a worker needs only the parameter servers). Subclasses that run
+        in-graph, as TPU configs do, return None here.
+        """
+        config = tf.compat.v1.ConfigProto(
+            allow_soft_placement=True, device_filters=list(device_filters)
+        )
+        rewrite = config.graph_options.rewrite_options
+        rewrite.meta_optimizer_iterations = rewrite.ONE
+        return config
 
     def _validate(self):
         checks = (
@@ -130,7 +175,22 @@ class RunConfig:
             ),
             ("log_step_count_steps", lambda v: v > 0, "log_step_count_steps should be > 0"),
             ("tf_random_seed", lambda v: isinstance(v, int), "tf_random_seed must be integer."),
-            ("device_fn", callable, 'device_fn must be callable with exactly one argument "op".'),
+            (
+                "experimental_max_worker_delay_secs",
+                lambda v: isinstance(v, int),
+                "experimental_max_worker_delay_secs must be an integer if set.",
+            ),
+            (
+                "session_creation_timeout_secs",
+                lambda v: v > 0,
+                "session_creation_timeout_secs should be > 0",
+            ),
+            (
+                "device_fn",
+                _takes_only_op,
+                'device_fn must be callable with exactly one argument "op".',
+            ),
+            ("protocol", lambda v: v in _PROTOCOLS, "protocol should be grpc or grpc+verbs"),
         )
         for name, is_valid, message in checks:
             value = getattr(self, "_" + name)
@@ -160,9 +220,12 @@ class RunConfig:
         return config
 
     def __deepcopy__(self, memo):
-        # Strategies and ConfigProtos are shared, as the original shared them.
+        # Strategies are shared: they hold devices and servers, not settings.
         config = copy.copy(self)
         config._cluster_spec = tf.train.ClusterSpec(self._cluster_spec.as_dict())
+        config._service = copy.deepcopy(self._service, memo)
+        if self._session_config is not None:
+            config._session_config = copy.deepcopy(self._session_config, memo)
         return config
 
     model_dir = property(lambda self: self._model_dir)
@@ -190,10 +253,56 @@ class RunConfig:
     is_chief = property(lambda self: self._is_chief)
     master = property(lambda self: self._master)
     evaluation_master = property(lambda self: self._evaluation_master)
-    num_ps_replicas = property(lambda self: 0)
-    num_worker_replicas = property(lambda self: 1)
-    global_id_in_cluster = property(lambda self: 0)
-    service = property(lambda self: None)
+    num_ps_replicas = property(lambda self: self._num_ps_replicas)
+    num_worker_replicas = property(lambda self: self._num_worker_replicas)
+    global_id_in_cluster = property(
+        lambda self: self._global_id_in_cluster,
+        doc="A unique index over the training cluster: the chief is 0, `ps` tasks come last.",
+    )
+    service = property(
+        lambda self: self._service, doc="The platform's `service` dict from TF_CONFIG."
+    )
+
+
+def _check_strategies(train_distribute, eval_distribute, experimental_distribute):
+    """Rejects strategy combinations an Estimator cannot run."""
+    ps_v2 = tf.distribute.experimental.ParameterServerStrategy
+    if isinstance(train_distribute, ps_v2) or isinstance(eval_distribute, ps_v2):
+        raise ValueError(
+            "tf.distribute.experimental.ParameterServerStrategy is driven by a coordinator, "
+            "which an Estimator does not run. Pass "
+            "tf.distribute.MultiWorkerMirroredStrategy() instead, with 'chief' and 'worker' "
+            "tasks in TF_CONFIG."
+        )
+    for name, given in (
+        ("train_distribute", train_distribute),
+        ("eval_distribute", eval_distribute),
+    ):
+        if given is not None and getattr(experimental_distribute, name, None) is not None:
+            raise ValueError(
+                f"Both `{name}` and `experimental_distribute.{name}` are set. Set only one."
+            )
+    if getattr(experimental_distribute, "remote_cluster", None):
+        raise NotImplementedError(
+            "experimental_distribute.remote_cluster (the standalone-client mode) is not "
+            "supported. Start every task with TF_CONFIG and pass the strategy as "
+            "train_distribute."
+        )
+
+
+def _manages_cluster(strategy):
+    """Whether `strategy` runs the cluster's workers itself (every strategy but TPU's)."""
+    return strategy is not None and not type(strategy).__name__.startswith("TPUStrategy")
+
+
+def _takes_only_op(device_fn):
+    if not callable(device_fn):
+        return False
+    try:
+        parameters = inspect.signature(device_fn).parameters
+    except (TypeError, ValueError):
+        return True
+    return list(parameters) == ["op"]
 
 
 def _model_dir(tf_config, model_dir):

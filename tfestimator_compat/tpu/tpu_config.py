@@ -95,9 +95,7 @@ class TPUConfig(
         elif per_host_input_for_training is True:
             per_host_input_for_training = InputPipelineConfig.PER_HOST_V1
         if initial_infeed_sleep_secs:
-            check_positive_integer(
-                initial_infeed_sleep_secs, "TPUConfig initial_infeed_sleep_secs"
-            )
+            check_positive_integer(initial_infeed_sleep_secs, "TPUConfig initial_infeed_sleep_secs")
         if tpu_job_name is None:
             tpu_job_name = (
                 json.loads(os.environ.get("TF_CONFIG", "{}") or "{}")
@@ -161,6 +159,10 @@ class RunConfig(_RunConfig):
         self._evaluation_master = (
             evaluation_master if evaluation_master is not None else self._master
         )
+
+    def _distributed_session_config(self, device_filters):
+        # TPU jobs run in-graph: no between-graph device filters, as in the original.
+        return None
 
     tpu_config = property(lambda self: self._tpu_config)
     cluster = property(lambda self: self._cluster)
