@@ -277,3 +277,36 @@ def test_multi_batch_metrics_are_exact_every_time(model_dir):
     results = [estimator.evaluate(dataset_input_fn(n=96, batch=12, seed=5)) for _ in range(3)]
     assert all(r["label/mean"] == pytest.approx(y.mean(), abs=1e-6) for r in results)
     assert len({float(r["auc"]) for r in results}) == 1
+
+
+def test_tf1_lookup_tables_made_in_the_model_fn_are_initialized_before_use(model_dir, tmp_path):
+    """The original ran tables_initializer() in each Session; each call does it here."""
+    from tensorflow.python.ops import lookup_ops
+
+    def model_fn(features, labels, mode):
+        table = lookup_ops.index_table_from_tensor(["a", "b", "c"], num_oov_buckets=1)
+        ids = table.lookup(features["word"])
+        embeddings = tf.compat.v1.get_variable("embeddings", [4, 2])
+        if mode == est.ModeKeys.PREDICT:
+            return est.EstimatorSpec(mode, predictions={"ids": ids, "size": table.size() + 0 * ids})
+        loss = tf.reduce_mean(tf.square(tf.nn.embedding_lookup(embeddings, ids)))
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+            loss, tf.compat.v1.train.get_global_step()
+        )
+        return est.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    def input_fn():
+        words = {"word": ["a", "c", "zzz", "b"]}
+        return tf.data.Dataset.from_tensor_slices((words, [0, 0, 0, 0])).batch(2)
+
+    estimator = est.Estimator(model_fn, model_dir=model_dir)
+    estimator.train(input_fn, steps=2)
+    predictions = list(estimator.predict(input_fn))
+    assert [p["ids"] for p in predictions] == [0, 2, 3, 1]
+    assert all(p["size"] == 4 for p in predictions)
+    receiver = est.export.build_raw_serving_input_receiver_fn({"word": tf.constant(["a"])})
+    export_dir = estimator.export_saved_model(str(tmp_path / "export"), receiver).decode()
+    served = tf.saved_model.load(export_dir).signatures["serving_default"](
+        word=tf.constant(["b", "q"])
+    )
+    assert served["ids"].numpy().tolist() == [1, 3]

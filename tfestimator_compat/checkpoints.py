@@ -169,7 +169,26 @@ def check_restorable(checkpoint_path, variables):
 def restore(checkpoint_path, variables):
     """Loads `variables` (TF1 name -> variable) from a name-based checkpoint."""
     check_restorable(checkpoint_path, variables)
-    tf.compat.v1.train.Saver(var_list=variables).restore(None, checkpoint_path)
+    tf.compat.v1.train.Saver(var_list=saveable(variables)).restore(None, checkpoint_path)
+    for variable in variables.values():
+        first, *others = _components(variable)
+        for other in others:
+            other.assign(first)
+
+
+def saveable(variables):
+    """`variables` as a name-based Saver takes them.
+
+    A distributed variable (one copy per device, kept equal by its strategy)
+    is saved as its first copy, under its one TF1 name, as the original wrote
+    it; `restore` loads that copy and sets the others from it.
+    """
+    return {name: _components(variable)[0] for name, variable in variables.items()}
+
+
+def _components(variable):
+    values = getattr(variable, "values", None)
+    return list(values) if isinstance(values, tuple) else [variable]
 
 
 class CheckpointSaver:
@@ -185,7 +204,7 @@ class CheckpointSaver:
     def __init__(self, model_dir, variables, max_to_keep=5, keep_checkpoint_every_n_hours=10000):
         self._prefix = os.path.join(model_dir, CHECKPOINT_BASENAME)
         self._saver = tf.compat.v1.train.Saver(
-            var_list=variables,
+            var_list=saveable(variables),
             max_to_keep=max_to_keep,
             keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
             save_relative_paths=True,

@@ -15,6 +15,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfestimator_compat import checkpoints
+from tfestimator_compat import distribution
 from tfestimator_compat import fn_args
 from tfestimator_compat import summaries
 from tfestimator_compat import warm_starting
@@ -73,7 +74,7 @@ class Estimator:
         self._model_fn = model_fn
         self._params = copy.deepcopy(params or {})
         self._warm_start_settings = warm_starting.settings_from(warm_start_from)
-        self._store = VariableStore()
+        self._store = VariableStore(distribution.variable_strategy(self._config))
         self._reusable = {}
         _logging.info("Using config: %s", {k: v for k, v in vars(self._config).items()})
 
@@ -151,15 +152,22 @@ class Estimator:
         return self
 
     def _train(self, input_fn, hooks, listeners, latest, start_step, last_step):
+        distribution.check_cluster(self._config)
+        with distribution.writing_config(self._config) as config:
+            return self._train_writing_to(
+                config, input_fn, hooks, listeners, latest, start_step, last_step
+            )
+
+    def _train_writing_to(self, config, input_fn, hooks, listeners, latest, start_step, last_step):
+        """Trains, writing checkpoints, summaries and graph to `config.model_dir`."""
         inputs = self._call_input_fn(input_fn, ModeKeys.TRAIN)
         graph = self._trace(ModeKeys.TRAIN, inputs)
         spec = graph.spec
         self._initialize(graph, latest)
-        config = self._config
         saver = None
         if config.save_checkpoints_steps or config.save_checkpoints_secs:
             saver = checkpoints.CheckpointSaver(
-                self.model_dir,
+                config.model_dir,
                 self._variables_of(graph),
                 config.keep_checkpoint_max,
                 config.keep_checkpoint_every_n_hours,
@@ -188,7 +196,7 @@ class Estimator:
             graph.summary_op,
             self._max_steps_per_call(),
         )
-        tf.io.gfile.makedirs(self.model_dir)
+        tf.io.gfile.makedirs(config.model_dir)
         model = ModelFnModel(graph, inputs.has_labels, inputs.endless)
         model.compile()
         runner.begin()
@@ -382,7 +390,17 @@ class Estimator:
         return self.params
 
     def _call_input_fn(self, input_fn, mode):
-        return call_input_fn(input_fn, mode, self._params_for(mode), self.config)
+        context = distribution.input_context(self._strategy_for(mode))
+        return call_input_fn(input_fn, mode, self._params_for(mode), self.config, context)
+
+    def _strategy_for(self, mode):
+        """The strategy whose replicas run the model_fn in `mode`, as in the original:
+        `train_distribute` for training, `eval_distribute` for evaluation, none to predict."""
+        if mode == ModeKeys.TRAIN:
+            return self._config.train_distribute
+        if mode == ModeKeys.EVAL:
+            return self._config.eval_distribute
+        return None
 
     def _max_steps_per_call(self):
         """The most training steps one call of the step function may run."""
@@ -427,6 +445,7 @@ class Estimator:
             self._store,
             self._params_for(mode),
             self.config,
+            self._strategy_for(mode),
         )
 
     def _variables_of(self, graph):

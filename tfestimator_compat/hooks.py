@@ -11,6 +11,8 @@ and `end()`. A hook's `request_stop()` ends the loop after that step.
 import keras
 import tensorflow as tf
 
+from tfestimator_compat import checkpoints
+
 _train = tf.compat.v1.train
 
 SessionRunHook = _train.SessionRunHook
@@ -89,7 +91,9 @@ class SaverForHooks:
     saver_def = None
 
     def __init__(self, variables):
-        self._saver = tf.compat.v1.train.Saver(var_list=variables, save_relative_paths=True)
+        self._saver = tf.compat.v1.train.Saver(
+            var_list=checkpoints.saveable(variables), save_relative_paths=True
+        )
 
     def save(self, sess, save_path, global_step=None, write_meta_graph=True, **kwargs):
         with tf.init_scope():

@@ -46,8 +46,12 @@ class InputFnResult:
         return InputFnResult(self.dataset.map(lambda features, labels: features), False)
 
 
-def call_input_fn(input_fn, mode, params, config):
-    """Calls `input_fn` with the arguments it names; returns an `InputFnResult`."""
+def call_input_fn(input_fn, mode, params, config, context=None):
+    """Calls `input_fn` with the arguments it names; returns an `InputFnResult`.
+
+    `context` is the `tf.distribute.InputContext` an `input_fn` naming
+    `input_context` gets (a single-replica one when None).
+    """
     names = fn_args.fn_args(input_fn)
     kwargs = {}
     if "mode" in names:
@@ -57,7 +61,7 @@ def call_input_fn(input_fn, mode, params, config):
     if "config" in names:
         kwargs["config"] = config
     if "input_context" in names:
-        kwargs["input_context"] = tf.distribute.InputContext()
+        kwargs["input_context"] = context or tf.distribute.InputContext()
     try:
         with _tf1_iterators(_refuse_eager_iterator):
             result = input_fn(**kwargs)

@@ -94,12 +94,28 @@ class ModelFnModel(keras.Model):
         steps.active = steps.graph_function
 
     def _call_graph(self, data):
-        if self._has_labels:
-            features, labels = data
-        else:
-            features, labels = data, None
-        outputs = self._steps.active(*self._graph.flat_inputs(features, labels))
+        """Runs the active function on one step's data: a batch, or one per replica."""
+        flat = []
+        for element in data if self._graph.num_replicas > 1 else (data,):
+            features, labels = element if self._has_labels else (element, None)
+            flat += self._graph.flat_inputs(features, labels)
+        outputs = self._steps.active(*flat)
         return {key: value for key, value in outputs.items() if value is not None}
+
+    def _next_step_data(self, iterator):
+        """One step's data: the next batch, or the next one per replica."""
+        if self._graph.num_replicas == 1:
+            return iterator.get_next()
+        return tuple(iterator.get_next() for _ in range(self._graph.num_replicas))
+
+    def _next_step_data_as_optional(self, iterator):
+        """`(has_value, get_value)` for one step's data; a step short of a batch per
+        replica does not run, as the original's per-replica iterators stopped."""
+        optionals = [iterator.get_next_as_optional() for _ in range(self._graph.num_replicas)]
+        has_value = tf.reduce_all([optional.has_value() for optional in optionals])
+        if self._graph.num_replicas == 1:
+            return has_value, optionals[0].get_value
+        return has_value, lambda: tuple(optional.get_value() for optional in optionals)
 
     def train_step(self, data):
         return self._call_graph(data)
@@ -140,7 +156,7 @@ class ModelFnModel(keras.Model):
         def endless_steps(iterator, n, start, outputs):
             # An infinite input never runs out inside a chunk: no checks needed.
             def next_step(i, outputs):
-                return i + 1, one_step(iterator.get_next())
+                return i + 1, one_step(self._next_step_data(iterator))
 
             _, outputs = tf.while_loop(
                 lambda i, outputs: i < n,
@@ -156,11 +172,8 @@ class ModelFnModel(keras.Model):
                 return tf.logical_and(i < n, tf.logical_not(done))
 
             def next_step(i, done, outputs):
-                optional = iterator.get_next_as_optional()
-                has_value = optional.has_value()
-                outputs = tf.cond(
-                    has_value, lambda: one_step(optional.get_value()), lambda: outputs
-                )
+                has_value, get_value = self._next_step_data_as_optional(iterator)
+                outputs = tf.cond(has_value, lambda: one_step(get_value()), lambda: outputs)
                 return i + tf.cast(has_value, tf.int32), tf.logical_not(has_value), outputs
 
             invariants = (tf.TensorShape([]), tf.TensorShape([]), relaxed(outputs))
@@ -183,7 +196,7 @@ class ModelFnModel(keras.Model):
                 last, ran = more_steps(iterator, n, tf.constant(0), _zeros_like(steps.fetches))
                 return last, last, ran
             steps.active = steps.first_graph_function
-            first = one_step(iterator.get_next())
+            first = one_step(self._next_step_data(iterator))
             steps.active = steps.graph_function
             rest = {key: first[key] for key in first if key in steps.fetches}
             last, ran = more_steps(iterator, n, tf.constant(1), rest)

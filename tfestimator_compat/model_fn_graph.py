@@ -19,6 +19,7 @@ import tensorflow as tf
 from tensorflow.python.trackable import resource
 from tensorflow.python.training import training_util
 
+from tfestimator_compat import distribution
 from tfestimator_compat import fn_args
 from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.spec import EstimatorSpec
@@ -72,9 +73,12 @@ class ModelFnGraph:
         store: the `VariableStore` that owns the variables.
         params: the Estimator's params (passed when the model_fn names them).
         config: the Estimator's `RunConfig`.
+        strategy: a `tf.distribute.Strategy` to call the model_fn once per
+            replica under (see `distribution`), or None for one call. The
+            inputs are then one batch per replica, in replica order.
     """
 
-    def __init__(self, model_fn, mode, make_inputs, store, params, config):
+    def __init__(self, model_fn, mode, make_inputs, store, params, config, strategy=None):
         self.mode = mode
         self._model_fn = model_fn
         self._make_inputs = make_inputs
@@ -82,7 +86,10 @@ class ModelFnGraph:
         self._resources = resource.ResourceTracker()
         self._params = params
         self._config = config
-        self._wrapped = tf.compat.v1.wrap_function(self._build, signature=[])
+        self._strategy = strategy
+        self.num_replicas = distribution.num_replicas(strategy)
+        with strategy.scope() if strategy is not None else contextlib.nullcontext():
+            self._wrapped = tf.compat.v1.wrap_function(self._build, signature=[])
         self._functions = {}
         self._fetchables = {}
 
@@ -101,16 +108,22 @@ class ModelFnGraph:
         if seed is not None:
             keras.utils.set_random_seed(seed)
             tf.compat.v1.set_random_seed(seed)
-        features, labels = self._make_inputs()
-        self.features, self.labels = features, labels
-        self._feeds = self.flat_inputs(features, labels)
+        replica_inputs = [self._make_inputs() for _ in range(self.num_replicas)]
+        self.features, self.labels = replica_inputs[0]
+        self._feeds = [t for inputs in replica_inputs for t in self.flat_inputs(*inputs)]
         with self._store.scope(), resource.resource_tracker_scope(self._resources):
             self.global_step = tf.compat.v1.train.get_or_create_global_step()
-            spec = self._call_model_fn(features, labels)
+            if self._strategy is None:
+                spec = self._call_model_fn(*replica_inputs[0])
+            else:
+                spec = distribution.call_for_each_replica(
+                    self._strategy, self._call_model_fn, replica_inputs
+                )
             self.metric_values, updates = self._split_metrics(spec)
             self.metric_update_op = tf.group(*updates, name="metric_updates")
             self.summary_op = self._summary_op(spec)
             self._add_global_step_read()
+            self._initialize_tables_before_use(graph)
             self.initializer_overrides = self._initializer_overrides(graph)
         self.spec = spec
         self.collections = {
@@ -161,6 +174,27 @@ class ModelFnGraph:
             op._add_control_input(read.op)
         tf.compat.v1.add_to_collection(training_util.GLOBAL_STEP_READ_KEY, read)
 
+    def _initialize_tables_before_use(self, graph):
+        """Makes every use of a TF1 lookup table wait for the table's initializer.
+
+        The original ran `tf.compat.v1.tables_initializer()` once per Session.
+        Here a table made in the model_fn lives as long as one function call,
+        so its initializer runs in every call that uses it, before the use
+        (initializing a table again with the same data is allowed).
+        """
+        initializers = {}
+        for init in graph.get_collection(tf.compat.v1.GraphKeys.TABLE_INITIALIZERS):
+            if init.inputs:
+                initializers.setdefault(init.inputs[0].op, []).append(init)
+        if not initializers:
+            return
+        initializer_ops = {init for inits in initializers.values() for init in inits}
+        for op in graph.get_operations():
+            if op in initializer_ops or not op.inputs:
+                continue
+            for init in initializers.get(op.inputs[0].op, ()):
+                op._add_control_input(init)
+
     def _summary_op(self, spec):
         """The summaries a training run writes: the scaffold's, or all of them
         with the `loss` scalar the original added unless one exists."""
@@ -202,7 +236,7 @@ class ModelFnGraph:
 
     def _ops_writing(self, variables):
         graph = tf.compat.v1.get_default_graph()
-        handles = {id(v.value.handle if hasattr(v, "path") else v.handle) for v in variables}
+        handles = {id(handle) for v in variables for handle in _handles(v)}
         internal = {id(inner) for outer, inner in graph.captures if id(outer) in handles}
         return [
             op
@@ -266,8 +300,27 @@ class ModelFnGraph:
         key = tuple(id(x) for x in tf.nest.flatten((feeds, fetches)))
         if key not in self._functions:
             # The fetches stay referenced so their ids stay unique.
-            self._functions[key] = (self._wrapped.prune(feeds, fetches), (feeds, fetches))
+            self._functions[key] = (self._pruned(feeds, fetches), (feeds, fetches))
         return self._functions[key][0]
+
+    def _pruned(self, feeds, fetches):
+        """`prune`, also fed the values the graph captures anew at every call.
+
+        Collective ops (the all-reduce of a distribution strategy) take a fresh
+        instance key per call; the graph holds placeholders for those, filled
+        by closures that `prune` does not know about.
+        """
+        deferred = list(self.graph.deferred_internal_captures)
+        pruned = self._wrapped.prune(feeds + deferred, fetches)
+        if not deferred:
+            return pruned
+        closures = list(self.graph.deferred_external_captures)
+
+        def call(*inputs):
+            captured = tf.nest.flatten([closure() for closure in closures])
+            return pruned(*inputs, *captured)
+
+        return call
 
     def value_function(self, fetches):
         """A function of no input that evaluates `fetches` from variables alone."""
@@ -277,6 +330,16 @@ class ModelFnGraph:
         """The batch as the flat list of tensors the pruned functions take."""
         batch = (features,) if labels is None else (features, labels)
         return tf.nest.flatten(batch, expand_composites=True)
+
+
+def _handles(variable):
+    """The resource handles behind a Keras, TF or distributed variable."""
+    if hasattr(variable, "path"):
+        variable = variable.value
+    components = getattr(variable, "values", None)
+    if isinstance(components, tuple):  # a tf.distribute variable: one per device
+        return [component.handle for component in components]
+    return [variable.handle]
 
 
 def _lists_to_tuples(structure):

@@ -1,22 +1,29 @@
-"""`TrainSpec`, `EvalSpec` and `train_and_evaluate` on a single machine.
+"""`TrainSpec`, `EvalSpec` and `train_and_evaluate`, on one machine or as a cluster task.
 
 `train_and_evaluate` is one `Estimator.train()` (a Keras `fit`) whose
 checkpoint listener evaluates each new checkpoint that comes at least
 `throttle_secs` after the previous evaluation, always evaluates the final
-checkpoint, and runs the exporters after every evaluation.
+checkpoint, and runs the exporters after every evaluation. In a `TF_CONFIG`
+cluster the chief and workers only train (together, through a multi-worker
+strategy) and the `evaluator` task evaluates and exports each new checkpoint.
 """
 
 import collections
 import os
+import time
 
 import tensorflow as tf
 
+from tfestimator_compat import distribution
 from tfestimator_compat.eager import in_eager_mode
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.export.exporter import Exporter
 from tfestimator_compat.hooks import check_hooks
+from tfestimator_compat.run_config import TaskType
 
 _logging = tf.compat.v1.logging
+# How long the evaluator task waits between looks for a new checkpoint.
+_EVALUATOR_POLL_SECS = 1.0
 
 
 def _validate_input_fn(input_fn):
@@ -186,6 +193,30 @@ class _EvaluateOnCheckpoint(tf.compat.v1.train.CheckpointSaverListener):
         self._evaluator.evaluate_and_export()
 
 
+def _run_evaluator(estimator, train_spec, eval_spec):
+    """The `evaluator` task: evaluates each new checkpoint until the one at `max_steps`.
+
+    Waits `start_delay_secs` first, and starts evaluations at least
+    `throttle_secs` apart. Returns the last `(eval_result, export_results)`.
+    """
+    _logging.info("Waiting %s secs before starting evaluation.", eval_spec.start_delay_secs)
+    time.sleep(eval_spec.start_delay_secs)
+    evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
+    while True:
+        started = time.time()
+        if evaluator.evaluate_and_export():
+            step = evaluator.eval_result["global_step"]
+            if train_spec.max_steps and step >= train_spec.max_steps:
+                _logging.info(
+                    "Exiting evaluation, global_step=%s >= max_steps=%s", step, train_spec.max_steps
+                )
+                return evaluator.eval_result, evaluator.export_results
+        else:
+            _logging.info("No new checkpoint ready for evaluation.")
+        remaining = eval_spec.throttle_secs - (time.time() - started)
+        time.sleep(max(remaining, _EVALUATOR_POLL_SECS))
+
+
 @in_eager_mode
 def train_and_evaluate(estimator, train_spec, eval_spec):
     """Trains `estimator` and evaluates (and exports) it as checkpoints appear.
@@ -214,6 +245,15 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
         config.save_checkpoints_steps,
         config.save_checkpoints_secs,
     )
+    distribution.check_cluster(config)
+    if config.task_type == TaskType.EVALUATOR:
+        return _run_evaluator(estimator, train_spec, eval_spec)
+    if distribution.in_multi_worker_cluster(config):
+        # Chief and workers only train; the evaluator task evaluates, as in the original.
+        estimator.train(
+            train_spec.input_fn, hooks=list(train_spec.hooks), max_steps=train_spec.max_steps
+        )
+        return None
     evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
     listener = _EvaluateOnCheckpoint(evaluator, eval_spec.throttle_secs)
     estimator.train(

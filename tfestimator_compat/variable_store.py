@@ -29,9 +29,15 @@ class VariableStore:
     Global variables (weights, optimizer slots, `global_step`) are what a
     checkpoint holds. Local variables (v1 metric accumulators, Keras metric
     state) start from their initial value at every evaluation.
+
+    Args:
+        strategy: a `tf.distribute.Strategy` that owns the global variables
+            (they are its distributed variables in every mode), or None.
     """
 
-    def __init__(self):
+    def __init__(self, strategy=None):
+        self._strategy = strategy
+        self._creating_under_strategy = False
         self._variables = {}
         self._local_initial_values = {}
 
@@ -46,6 +52,9 @@ class VariableStore:
         created_here = set()
 
         def creator(next_creator, **kwargs):
+            if self._creating_under_strategy:
+                # The strategy's own variable, made by `_create` below.
+                return next_creator(**kwargs)
             name = _unique(_tf1_name(kwargs), created_here)
             created_here.add(name)
             variable = self._variables.get(name)
@@ -76,13 +85,30 @@ class VariableStore:
             if callable(initial_value):
                 initial_value = initial_value()
             created = dict(kwargs, initial_value=initial_value, name=name + "/")
-            variable = next_creator(**created)
+            if self._needs_strategy_scope(name, kwargs):
+                self._creating_under_strategy = True
+                try:
+                    with self._strategy.scope():
+                        variable = tf.Variable(**_variable_args(created))
+                finally:
+                    self._creating_under_strategy = False
+            else:
+                variable = next_creator(**created)
             if name == tf.compat.v1.GraphKeys.GLOBAL_STEP:
                 variable = _with_op_name(variable, name)
             if _is_local(name, kwargs):
                 self._local_initial_values[name] = np.array(variable.numpy())
         self._variables[name] = variable
         return variable
+
+    def _needs_strategy_scope(self, name, kwargs):
+        """Whether a global variable is made outside the strategy (a mode that does
+        not replicate the model_fn) and must be made under it all the same."""
+        return (
+            self._strategy is not None
+            and not tf.distribute.has_strategy()
+            and not _is_local(name, kwargs)
+        )
 
     def is_local(self, name):
         return name in self._local_initial_values
@@ -116,6 +142,25 @@ class VariableStore:
         names = {id(v): n for n, v in self._variables.items()}
         found = (names.get(id(_tf_variable(v))) for v in variables)
         return [name for name in found if name is not None]
+
+
+_VARIABLE_ARGS = (
+    "initial_value",
+    "trainable",
+    "validate_shape",
+    "caching_device",
+    "name",
+    "dtype",
+    "constraint",
+    "synchronization",
+    "aggregation",
+    "shape",
+)
+
+
+def _variable_args(kwargs):
+    """The creator's arguments that `tf.Variable` takes."""
+    return {key: kwargs[key] for key in _VARIABLE_ARGS if kwargs.get(key) is not None}
 
 
 def _tf_variable(variable):

@@ -90,8 +90,29 @@ class Optimizer:
         return grads
 
     def apply_gradients(self, grads_and_vars):
-        """Updates each variable, then advances its step (`iterations` or its own `iter`)."""
+        """Updates each variable, then advances its step (`iterations` or its own `iter`).
+
+        Called in a replica of a `tf.distribute` strategy, it first averages
+        the gradients across replicas (summing them when the loss is a sum),
+        as Keras 2 optimizers did, then updates every copy of each variable.
+        """
         grads_and_vars = [(grad, _tf_variable(var)) for grad, var in grads_and_vars]
+        replica = _replica_context()
+        if replica is None:
+            return self._apply(grads_and_vars, _update_in_place)
+        reduction = tf.compat.v1.distribute.get_loss_reduction()
+        grads = replica.all_reduce(reduction, [grad for grad, _ in grads_and_vars])
+        variables = [var for _, var in grads_and_vars]
+
+        def apply_in_cross_replica_context(strategy, grads):
+            def update(var, fn, grad):
+                return strategy.extended.update(var, fn, args=(grad,), group=True)
+
+            return self._apply(list(zip(grads, variables)), update)
+
+        return replica.merge_call(apply_in_cross_replica_context, args=(grads,))
+
+    def _apply(self, grads_and_vars, update):
         with tf.name_scope(self._name):
             # Its own step counter is made in each graph, so each one saves it.
             self._step = self.iterations
@@ -107,15 +128,20 @@ class Optimizer:
             for grad, var in grads_and_vars:
                 slots = {name: self._slot(var, name, value) for name, value in self._slots(var)}
                 with tf.name_scope("update_" + _op_name(var)):
-                    if isinstance(grad, tf.IndexedSlices):
-                        values, indices = _deduplicated(grad)
-                        updates.append(
-                            self._apply_sparse(values, var, indices, slots, learning_rate, hypers)
-                        )
-                    else:
-                        updates.append(self._apply_dense(grad, var, slots, learning_rate, hypers))
+                    updates.append(update(var, self._update_fn(slots, learning_rate, hypers), grad))
             with tf.control_dependencies(updates):
                 return self._step.assign_add(1)
+
+    def _update_fn(self, slots, learning_rate, hypers):
+        """`fn(var, grad)`: the update of one variable (or one copy of it) by `grad`."""
+
+        def apply(var, grad):
+            if isinstance(grad, tf.IndexedSlices):
+                values, indices = _deduplicated(grad)
+                return self._apply_sparse(values, var, indices, slots, learning_rate, hypers)
+            return self._apply_dense(grad, var, slots, learning_rate, hypers)
+
+        return apply
 
     def _variable(self, name, value):
         # The variable store names it after the enclosing name scope.
@@ -451,6 +477,17 @@ class SGD(Optimizer):
                 use_nesterov=self.nesterov,
             )
         return var.scatter_add(tf.IndexedSlices(-grad * learning_rate, indices)).op
+
+
+def _replica_context():
+    """The replica context when running in a replica of a strategy, else None."""
+    if not tf.distribute.has_strategy() or tf.distribute.in_cross_replica_context():
+        return None
+    return tf.distribute.get_replica_context()
+
+
+def _update_in_place(var, fn, grad):
+    return fn(var, grad)
 
 
 def _tf_variable(variable):

@@ -1,0 +1,201 @@
+"""train_distribute / TF_CONFIG: the same job on one device, two logical devices and a cluster.
+
+The jobs run in subprocesses (tests/fixtures/distribution/job.py): logical
+devices and multi-worker strategies must be set up before TensorFlow starts.
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import tfestimator_compat as est
+
+JOB = os.path.join(os.path.dirname(__file__), "fixtures", "distribution", "job.py")
+
+
+def run_job(model_dir, mode, *args, env=None, timeout=300):
+    out = subprocess.run(
+        [sys.executable, JOB, str(model_dir), mode, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", **(env or {})),
+    )
+    return parse_result(out.stdout, out.stderr, out.returncode)
+
+
+def parse_result(stdout, stderr, returncode):
+    lines = [line for line in stdout.splitlines() if line.startswith("RESULT ")]
+    assert returncode == 0 and lines, f"job failed ({returncode}):\n{stderr[-4000:]}"
+    return json.loads(lines[-1][len("RESULT ") :])
+
+
+def assert_same_run(a, b, rtol=1e-5):
+    assert a["evaluation"].keys() == b["evaluation"].keys()
+    for key, value in a["evaluation"].items():
+        np.testing.assert_allclose(b["evaluation"][key], value, rtol=rtol, err_msg=key)
+    np.testing.assert_allclose(b["predictions"], a["predictions"], rtol=rtol, atol=1e-6)
+    assert a["variables"].keys() == b["variables"].keys()
+    for name, value in a["variables"].items():
+        np.testing.assert_allclose(b["variables"][name], value, rtol=rtol, atol=1e-6, err_msg=name)
+
+
+def test_mirrored_on_two_logical_devices_matches_one_device_with_twice_the_batch(tmp_path):
+    """Each replica reads a batch of 4; gradients are averaged across the two."""
+    single = run_job(tmp_path / "single", "single")
+    mirrored = run_job(tmp_path / "mirrored", "mirrored")
+    assert mirrored["evaluation"]["global_step"] == 20
+    assert_same_run(single, mirrored)
+    names = tf.train.load_checkpoint(str(tmp_path / "mirrored")).get_variable_to_shape_map()
+    assert not any("replica" in name for name in names), "one copy saved, under its TF1 name"
+    assert set(names) == set(single["variables"])
+
+
+@pytest.mark.slow
+def test_canned_dnn_with_a_keras_optimizer_mirrored_matches_one_device(tmp_path):
+    start = tmp_path / "start"
+    run_job(start, "canned_single", 1)
+    single = run_job(tmp_path / "single", "canned_single", 20, start)
+    mirrored = run_job(tmp_path / "mirrored", "canned_mirrored", 20, start)
+    assert_same_run(single, mirrored)
+    assert mirrored["evaluation"]["average_loss"] < 0.9 * run_job(
+        tmp_path / "again", "canned_single", 1, start
+    )["evaluation"]["average_loss"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
+def cluster():
+    return {
+        "chief": [f"localhost:{free_port()}"],
+        "worker": [f"localhost:{free_port()}"],
+        "evaluator": [f"localhost:{free_port()}"],
+    }
+
+
+def start_task(spec, task_type, model_dir, max_steps):
+    tf_config = {"cluster": spec, "task": {"type": task_type, "index": 0}}
+    return subprocess.Popen(
+        [sys.executable, JOB, str(model_dir), "cluster", str(max_steps)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, TF_CONFIG=json.dumps(tf_config), TF_CPP_MIN_LOG_LEVEL="2"),
+    )
+
+
+def finish(processes, timeout=300):
+    results = {}
+    for task_type, process in processes.items():
+        stdout, stderr = process.communicate(timeout=timeout)
+        results[task_type] = parse_result(stdout, stderr, process.returncode)
+    return results
+
+
+def checkpoint_steps(model_dir):
+    state = tf.train.get_checkpoint_state(str(model_dir))
+    return sorted(int(path.rsplit("-", 1)[1]) for path in state.all_model_checkpoint_paths)
+
+
+@pytest.mark.slow
+def test_chief_worker_and_evaluator_processes_train_evaluate_and_export(tmp_path):
+    model_dir = tmp_path / "model"
+    spec = cluster()
+    processes = {task: start_task(spec, task, model_dir, 20) for task in spec}
+    results = finish(processes)
+    assert results["chief"]["evaluation"] == {} and results["worker"]["evaluation"] == {}
+    evaluation = results["evaluator"]["evaluation"]
+    assert evaluation["global_step"] == 20
+    # Chief and worker each read half of a global batch of 8 (input_context sharding):
+    # the same numbers as one device reading all 8.
+    single = run_job(tmp_path / "single", "single")
+    for key, value in single["evaluation"].items():
+        np.testing.assert_allclose(evaluation[key], value, rtol=1e-5, err_msg=key)
+    assert checkpoint_steps(model_dir) == [0, 5, 10, 15, 20]
+    events = [name for name in os.listdir(model_dir) if name.startswith("events.out")]
+    assert len(events) == 1, "only the chief writes summaries to model_dir"
+    exports = results["evaluator"]["exports"]
+    assert exports and os.path.dirname(exports[-1]) == str(model_dir / "export" / "latest")
+    served = tf.saved_model.load(exports[-1]).signatures["serving_default"](x=tf.ones([2, 3]))
+    assert served["y"].shape == (2, 1)
+    assert os.path.isdir(model_dir / "eval")
+
+
+@pytest.mark.slow
+def test_a_killed_worker_and_restarted_cluster_resume_from_the_last_checkpoint(tmp_path):
+    model_dir = tmp_path / "model"
+    spec = cluster()
+    max_steps = 4000
+    training = {task: start_task(spec, task, model_dir, max_steps) for task in ("chief", "worker")}
+    deadline = time.time() + 240
+    while not (model_dir / "checkpoint").exists() or checkpoint_steps(model_dir)[-1] < 100:
+        assert time.time() < deadline, "training did not reach step 100"
+        time.sleep(0.2)
+    training["worker"].send_signal(signal.SIGKILL)
+    training["worker"].wait()
+    # The chief cannot go on without its peer: it fails or waits; the cluster is restarted.
+    time.sleep(2)
+    training["chief"].send_signal(signal.SIGKILL)
+    training["chief"].wait()
+    reached = checkpoint_steps(model_dir)[-1]
+    assert 100 <= reached < max_steps
+    restored = est.Estimator(lambda features, labels, mode: None, model_dir=str(model_dir))
+    assert restored.get_variable_value("global_step") == reached, "the newest checkpoint loads"
+
+    processes = {task: start_task(spec, task, model_dir, max_steps) for task in spec}
+    results = finish(processes)
+    assert results["evaluator"]["evaluation"]["global_step"] == max_steps
+    steps = checkpoint_steps(model_dir)
+    assert steps[-1] == max_steps and len(steps) == 5
+    assert steps[0] > reached, "training continued from the checkpoint, not from scratch"
+
+
+def test_a_cluster_with_parameter_servers_fails_before_training_saying_what_to_use(
+    tmp_path, monkeypatch
+):
+    tf_config = {
+        "cluster": {"chief": ["localhost:1"], "worker": ["localhost:2"], "ps": ["localhost:3"]},
+        "task": {"type": "chief", "index": 0},
+    }
+    monkeypatch.setenv("TF_CONFIG", json.dumps(tf_config))
+    config = est.RunConfig(model_dir=str(tmp_path / "model"))
+    estimator = est.Estimator(lambda features, labels, mode: None, config=config)
+    with pytest.raises(ValueError, match="'ps'.*MultiWorkerMirroredStrategy"):
+        estimator.train(lambda: tf.data.Dataset.from_tensors(({"x": [1.0]}, [1.0])), steps=1)
+    assert not (tmp_path / "model").exists()
+
+
+def test_several_training_tasks_without_a_multi_worker_strategy_fail_clearly(
+    tmp_path, monkeypatch
+):
+    tf_config = {
+        "cluster": {"chief": ["localhost:1"], "worker": ["localhost:2"]},
+        "task": {"type": "worker", "index": 0},
+    }
+    monkeypatch.setenv("TF_CONFIG", json.dumps(tf_config))
+    config = est.RunConfig(model_dir=str(tmp_path / "model"))
+    estimator = est.Estimator(lambda features, labels, mode: None, config=config)
+    with pytest.raises(ValueError, match="MultiWorkerMirroredStrategy"):
+        estimator.train(lambda: tf.data.Dataset.from_tensors(({"x": [1.0]}, [1.0])), steps=1)
+
+
+def test_different_train_and_eval_strategies_are_refused(tmp_path):
+    config = est.RunConfig(
+        model_dir=str(tmp_path),
+        train_distribute=tf.distribute.MirroredStrategy(["/cpu:0"]),
+        eval_distribute=tf.distribute.MirroredStrategy(["/cpu:0"]),
+    )
+    with pytest.raises(ValueError, match="same object"):
+        est.Estimator(lambda features, labels, mode: None, config=config)

@@ -1,0 +1,204 @@
+"""Running a `model_fn` once per replica of a `tf.distribute` strategy.
+
+With `RunConfig(train_distribute=strategy)` the original called the
+`model_fn` once per replica through `strategy.extended.call_for_each_replica`
+and combined the per-replica `EstimatorSpec`s into one: the loss reduced
+across replicas, the train ops grouped, the first replica's hooks and
+scaffold. The same happens here inside the traced graph, so everything after
+the `model_fn` (fetches, hooks, summaries, the Keras loop) sees one spec.
+
+Variables are created under the strategy's scope, so they are the strategy's
+own (`MirroredVariable`s kept equal on every device); a `tf.compat.v1.train`
+optimizer called in a replica sums the gradients of all replicas with the
+loss scaled by `1 / num_replicas` (as the original asked of it), so replicas
+that each read a batch of `n` train like one device reading `num_replicas * n`.
+Each replica reads its own batch: a step consumes `num_replicas` consecutive
+elements of the dataset, so the `input_fn`'s batch size is per replica.
+"""
+
+import contextlib
+import shutil
+import tempfile
+
+import keras
+import tensorflow as tf
+
+from tfestimator_compat.spec import EstimatorSpec
+
+
+def num_replicas(strategy) -> int:
+    """Replicas in this process that each run the model_fn on a batch (1 without a strategy)."""
+    if strategy is None:
+        return 1
+    return len(strategy.extended.worker_devices)
+
+
+def input_context(strategy) -> tf.distribute.InputContext:
+    """What an `input_fn` that names `input_context` gets: this worker's share of the input."""
+    if strategy is None:
+        return tf.distribute.InputContext()
+    extended = strategy.extended
+    return tf.distribute.InputContext(
+        num_input_pipelines=getattr(extended, "_num_workers", 1),
+        input_pipeline_id=getattr(extended, "_id_in_cluster", 0),
+        num_replicas_in_sync=strategy.num_replicas_in_sync,
+    )
+
+
+def variable_strategy(config):
+    """The strategy an Estimator's variables are created under, or None.
+
+    The original built a fresh graph per call, so training and evaluation
+    could each use their own strategy; here the variables are shared by every
+    mode, so the two strategies must be one.
+    """
+    train = getattr(config, "train_distribute", None)
+    evaluate = getattr(config, "eval_distribute", None)
+    check_strategy(train, "train_distribute")
+    check_strategy(evaluate, "eval_distribute")
+    if train is not None and evaluate is not None and train is not evaluate:
+        raise ValueError(
+            "RunConfig(train_distribute=..., eval_distribute=...) got two different strategy "
+            "objects; the Estimator's variables live in one strategy. Pass the same object for "
+            "both, or leave eval_distribute=None to evaluate on one device."
+        )
+    return train if train is not None else evaluate
+
+
+def in_multi_worker_cluster(config) -> bool:
+    """Whether this task trains together with other processes (chief and workers)."""
+    spec = config.cluster_spec.as_dict() if config.cluster_spec else {}
+    return sum(len(spec.get(job, ())) for job in ("chief", "master", "worker")) > 1
+
+
+@contextlib.contextmanager
+def writing_config(config):
+    """`config`, or for a worker that is not the chief, one writing to a throwaway dir.
+
+    Every worker of a multi-worker strategy runs the same steps, saves and
+    summaries (their collective ops must pair up), but only the chief's land
+    in `model_dir`; the others restore from it and write to a temporary
+    directory that is removed afterwards.
+    """
+    if config.is_chief or not in_multi_worker_cluster(config):
+        yield config
+        return
+    throwaway = tempfile.mkdtemp(prefix=f"tfestimator_{config.task_type}_{config.task_id}_")
+    try:
+        yield config.replace(model_dir=throwaway)
+    finally:
+        shutil.rmtree(throwaway, ignore_errors=True)
+
+
+def check_cluster(config):
+    """Refuses a cluster with parameter servers, saying how to run the job instead."""
+    spec = config.cluster_spec.as_dict() if config.cluster_spec else {}
+    if spec.get("ps") or config.task_type == "ps":
+        raise ValueError(
+            "TF_CONFIG names 'ps' tasks: parameter-server training is not supported, as Keras "
+            "3 cannot drive tf.distribute's ParameterServerStrategy. Run the same job with "
+            "tf.distribute.MultiWorkerMirroredStrategy(): remove the 'ps' job from TF_CONFIG's "
+            "cluster, keep 'chief' and 'worker' (and the 'evaluator' task), and pass "
+            "RunConfig(train_distribute=tf.distribute.MultiWorkerMirroredStrategy())."
+        )
+    if in_multi_worker_cluster(config) and config.task_type != "evaluator":
+        strategy = config.train_distribute
+        if strategy is None or getattr(strategy.extended, "_num_workers", 1) < 2:
+            raise ValueError(
+                "TF_CONFIG names several training tasks, but RunConfig(train_distribute=...) "
+                "is not a multi-worker strategy, so each task would train on its own. Pass "
+                "RunConfig(train_distribute=tf.distribute.MultiWorkerMirroredStrategy())."
+            )
+
+
+def check_strategy(strategy, name: str):
+    """Rejects strategies the Keras-driven loop cannot run, saying what to use instead."""
+    if strategy is None:
+        return
+    if isinstance(strategy, tf.distribute.experimental.ParameterServerStrategy):
+        raise ValueError(
+            f"RunConfig({name}=ParameterServerStrategy) is not supported: Keras 3 cannot drive "
+            "a parameter-server cluster. Run the same job with "
+            "tf.distribute.MultiWorkerMirroredStrategy(): drop the 'ps' tasks from TF_CONFIG, "
+            "keep 'chief' and 'worker' (and 'evaluator'), and pass "
+            f"RunConfig({name}=tf.distribute.MultiWorkerMirroredStrategy())."
+        )
+    if not hasattr(strategy, "extended") or not hasattr(strategy.extended, "worker_devices"):
+        raise ValueError(
+            f"RunConfig({name}=...) must be a tf.distribute strategy such as "
+            f"tf.distribute.MirroredStrategy(); got {strategy!r}."
+        )
+
+
+def call_for_each_replica(strategy, call_model_fn, replica_inputs):
+    """Calls `call_model_fn(features, labels)` in every replica; returns one combined spec.
+
+    Args:
+        strategy: the `tf.distribute.Strategy` whose scope the graph is traced in.
+        call_model_fn: calls the user's `model_fn`, returns an `EstimatorSpec`.
+        replica_inputs: one `(features, labels)` per replica, in replica order.
+    """
+    features = _per_replica(strategy, [inputs[0] for inputs in replica_inputs])
+    labels = _per_replica(strategy, [inputs[1] for inputs in replica_inputs])
+    with strategy._scale_loss_for_estimator_enabled():
+        # As without a strategy, the model_fn runs as written (no autograph).
+        call = tf.autograph.experimental.do_not_convert(call_model_fn)
+        grouped = strategy.extended.call_for_each_replica(call, args=(features, labels))
+        reduction = tf.compat.v1.distribute.get_loss_reduction()
+    return _combined(strategy, grouped, reduction)
+
+
+def _per_replica(strategy, values):
+    if all(value is None for value in values):
+        return None
+    # Replica ids count across workers; each worker holds its own replicas' inputs.
+    return strategy.experimental_distribute_values_from_function(
+        lambda context: values[context.replica_id_in_sync_group % len(values)]
+    )
+
+
+def _first(strategy, value):
+    return strategy.experimental_local_results(value)[0]
+
+
+def _combined(strategy, grouped, reduction):
+    """One `EstimatorSpec` from the replicas' specs, as the original combined them."""
+    loss = None
+    if grouped.loss is not None:
+        loss = strategy.reduce(reduction, grouped.loss, axis=None)
+    train_op = strategy.group(grouped.train_op) if grouped.train_op is not None else None
+    metrics = {
+        name: _combined_metric(strategy, name, metric)
+        for name, metric in (grouped.eval_metric_ops or {}).items()
+    }
+    predictions = tf.nest.map_structure(
+        lambda value: tf.concat(strategy.experimental_local_results(value), axis=0),
+        grouped.predictions,
+    )
+    return EstimatorSpec(
+        mode=grouped.mode,
+        predictions=predictions,
+        loss=loss,
+        train_op=train_op,
+        eval_metric_ops=metrics,
+        scaffold=_first(strategy, grouped.scaffold),
+        training_chief_hooks=[_first(strategy, hook) for hook in grouped.training_chief_hooks],
+        training_hooks=[_first(strategy, hook) for hook in grouped.training_hooks],
+        evaluation_hooks=[_first(strategy, hook) for hook in grouped.evaluation_hooks],
+    )
+
+
+def _combined_metric(strategy, name, metric):
+    """A metric of the replicas as one: v1 metrics and Keras metrics already sum
+    their state across replicas when they update it, so each replica's value is
+    the total; the update ops of all replicas run together."""
+    first = _first(strategy, metric)
+    if isinstance(first, keras.metrics.Metric):
+        return first  # the replicas' Metric objects share its variables
+    if not isinstance(metric, (tuple, list)) or len(metric) != 2:
+        raise ValueError(
+            f"eval_metric_ops[{name!r}] must be a (value, update_op) pair or a Keras "
+            f"Metric; got {first!r}."
+        )
+    value, update = metric
+    return _first(strategy, value), strategy.group(update)
