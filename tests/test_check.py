@@ -276,7 +276,7 @@ def test_exit_status_is_0_when_the_shim_runs_everything(capsys, tmp_path):
 
 def test_exit_status_is_1_when_something_is_not_supported(capsys):
     assert run(capsys, fixture("tf1_bare.py"))[0] == 1
-    assert run(capsys, fixture("legacy_estimator.py"))[0] == 1
+    assert run(capsys, fixture("aliases.py"))[0] == 1
 
 
 def test_a_missing_path_is_exit_2_and_named(capsys, tmp_path):

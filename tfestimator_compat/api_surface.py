@@ -30,6 +30,8 @@ from typing import Dict
 from typing import Optional
 from typing import Tuple
 
+from tfestimator_compat import contrib
+
 SUPPORTED = "supported"
 SUPPORTED_WITH_TF1 = "supported-with-run --tf1"
 NOT_SUPPORTED = "not-supported"
@@ -395,42 +397,6 @@ _KERAS = {
         "gone with Keras 3; rewrite the layer with add_weight in build(), or run the TF1 code "
         "inside a model_fn under the shim",
     ),
-}
-
-# --- tf.contrib (removed in TF 2.0), relative to `contrib` -----------------------------------
-_CONTRIB = {
-    "": "removed in TF 2.0; see the guide's table for each contrib module",
-    "layers": "keras.layers",
-    "layers.xavier_initializer": "keras.initializers.GlorotUniform",
-    "layers.variance_scaling_initializer": "keras.initializers.VarianceScaling",
-    "layers.l1_regularizer": "keras.regularizers.L1",
-    "layers.l2_regularizer": "keras.regularizers.L2",
-    "layers.embed_sequence": "keras.layers.Embedding",
-    "layers.optimize_loss": "a keras optimizer's apply_gradients in train_step",
-    "layers.feature_column": "tf.feature_column, or keras.utils.FeatureSpace",
-    "feature_column": "tf.feature_column, or keras.utils.FeatureSpace",
-    "slim": "keras.layers (the tf-slim package exists but targets TF1 graphs)",
-    "learn": "tf.estimator (this shim) or a keras.Model",
-    "estimator": "tf.estimator and tf.estimator.experimental (this shim)",
-    "tpu": "tf.compat.v1.estimator.tpu (this shim) or tf.distribute.TPUStrategy",
-    "rnn": "keras.layers.LSTMCell/GRUCell with keras.layers.RNN",
-    "cudnn_rnn": "keras.layers.LSTM/GRU (they use cuDNN when they can)",
-    "seq2seq": "keras layers (tensorflow-addons, its successor, is end-of-life)",
-    "metrics": "keras.metrics",
-    "losses": "keras.losses",
-    "opt": "keras.optimizers",
-    "training": "tf.data and keras",
-    "training.HParams": "a dict or a dataclass",
-    "data": "tf.data",
-    "framework": "tf (e.g. get_or_create_global_step -> optimizer.iterations)",
-    "distribute": "tf.distribute",
-    "summary": "tf.summary",
-    "lookup": "tf.lookup",
-    "image": "tf.image and Keras preprocessing layers",
-    "predictor": "tf.saved_model.load(path).signatures['serving_default']",
-    "quantize": "the TensorFlow Model Optimization Toolkit",
-    "eager": "eager execution is the default in TF2",
-    "keras": "keras",
 }
 
 # --- tf.compat.v1 names TensorFlow >= 2.16 lost or that fail with Keras 3 --------------------
@@ -922,10 +888,21 @@ def _keras(path: str) -> Optional[Symbol]:
 
 
 def _contrib(relative: str, root: str) -> Symbol:
-    _, native = _longest_prefix(_CONTRIB, relative)
-    return Symbol(
-        f"{root}.{relative}" if relative else root, NOT_SUPPORTED, native, _guide("contrib")
-    )
+    """What `run --tf1` does for a contrib name: the shim's `tf.contrib` has it, or not.
+
+    Only the program's `tf.contrib` is the shim's; `tf.compat.v1` stays TensorFlow's
+    own module, so a `tf.compat.v1.contrib` name gets the `tf.contrib` spelling as advice.
+    """
+    name = f"{root}.{relative}" if relative else root
+    native = contrib.replacement(relative)
+    if not contrib.provides(relative):
+        return Symbol(name, NOT_SUPPORTED, native, contrib.GUIDE)
+    provided = "tf.contrib" + (f".{relative}" if relative else "")
+    if root != "tf.contrib":
+        advice = f"{native}; or {provided} under run --tf1, from `import tensorflow as tf`"
+        return Symbol(name, NOT_SUPPORTED, advice, contrib.GUIDE)
+    advice = f"{provided} under run --tf1; native: {native}"
+    return Symbol(name, SUPPORTED_WITH_TF1, advice, contrib.GUIDE)
 
 
 def _tf1_lost(relative: str) -> Optional[Symbol]:
@@ -1016,7 +993,7 @@ def known_paths() -> Tuple[str, ...]:
     paths = list(ESTIMATOR_SYMBOLS)
     paths += ["tensorflow_estimator", "tensorflow_estimator.python.estimator"]
     paths += [f"tf.keras.{name}" for name in _KERAS]
-    paths += [f"tf.contrib.{name}" if name else "tf.contrib" for name in _CONTRIB]
+    paths += [f"tf.contrib.{name}" if name else "tf.contrib" for name in contrib.known_names()]
     paths += [f"tf.compat.v1.{name}" for name in _TF1_LOST]
     paths += [f"tf.{name}" for name in TF1_ONLY_NAMES]
     paths += [f"tf.{name}" for name in _REMOVED_V2]

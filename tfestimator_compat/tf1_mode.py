@@ -7,8 +7,9 @@ calls `tf.compat.v1`, in graph mode: `tf.placeholder`, `tf.Session`,
 active, `import tensorflow` (and `from tensorflow import ...`) executed by
 code outside TensorFlow, Keras and this package yields `TF1Module`, a view of
 `tf.compat.v1` with the shim's `estimator` and `layers`. Libraries keep the
-real `tensorflow`. The names TF 1.x had that TensorFlow 2 dropped with no
-`tf.compat.v1` equivalent raise an error that names them.
+real `tensorflow`. `tf.contrib`, which TensorFlow 2 dropped, is the shim's
+(`tfestimator_compat.contrib`): the pieces estimator programs used, and an
+error naming any other contrib name and its replacement.
 """
 
 import builtins
@@ -19,13 +20,7 @@ from typing import Iterator
 
 import tensorflow as tf
 
-REMOVED = {
-    "contrib": (
-        "tf.contrib was removed in TensorFlow 2.0 and tf.compat.v1 has no equivalent; "
-        "tfestimator_compat does not provide it. Replace the tf.contrib calls with their "
-        "TensorFlow 2 counterparts (tf.keras, tf.compat.v1.estimator, tf-slim, tensorflow-addons)."
-    ),
-}
+from tfestimator_compat import contrib
 
 # Importers whose `import tensorflow` keeps the real module: they are written for TF 2.
 _LIBRARIES = ("keras", "tf_keras", "tensorboard", "tfestimator_compat", "absl")
@@ -34,7 +29,8 @@ _LIBRARIES = ("keras", "tf_keras", "tensorboard", "tfestimator_compat", "absl")
 class TF1Module(types.ModuleType):
     """`tensorflow` as a TF 1.x program knew it: `tf.compat.v1`, with the shim installed.
 
-    `tf.compat` is TensorFlow 2's (`tf.compat.v1`, `tf.compat.v2`), as in TF 1.15.
+    `tf.contrib` is the shim's. `tf.compat` is TensorFlow 2's (`tf.compat.v1`,
+    `tf.compat.v2`), as in TF 1.15.
     A name `tf.compat.v1` lacks falls back to TensorFlow's own module and its
     imported submodules, so `tensorflow.python...` still resolves.
     """
@@ -42,11 +38,10 @@ class TF1Module(types.ModuleType):
     def __init__(self):
         super().__init__("tensorflow", "TensorFlow 1.x API: tf.compat.v1, with tf.estimator.")
         self.__dict__["compat"] = tf.compat
+        self.__dict__["contrib"] = contrib.namespace()
         self.__dict__["__version__"] = tf.__version__
 
     def __getattr__(self, name: str):
-        if name in REMOVED:
-            raise AttributeError(REMOVED[name])
         v1 = sys.modules.get("tensorflow.compat.v1", tf.compat.v1)
         for source in (v1, tf):
             try:
@@ -70,9 +65,24 @@ def _from_program(importer_globals) -> bool:
     return not (top.startswith("tensorflow") or top in _LIBRARIES)
 
 
-def _removed_module_error(name: str) -> ImportError:
-    first = name.split(".")[1]
-    return ImportError(REMOVED[first], name=name)
+def _contrib_import(parts, fromlist):
+    """What `import tensorflow.contrib[.X]` (`from ... import` with `fromlist`) yields.
+
+    The modules are `tfestimator_compat.contrib` namespaces, found without
+    `sys.modules`; a name they lack fails here, with the message naming its
+    replacement, rather than as Python's bare "cannot import name".
+    """
+    name = ".".join(parts)
+    if len(parts) > 3:
+        raise ImportError(contrib.missing_message(".".join(parts[2:])), name=name)
+    try:
+        target = contrib.namespace(parts[2] if len(parts) == 3 else "")
+        for item in fromlist or ():
+            if item != "*":
+                getattr(target, item)
+    except AttributeError as error:
+        raise ImportError(str(error), name=name) from None
+    return target
 
 
 @contextlib.contextmanager
@@ -99,12 +109,10 @@ def tf1_imports() -> Iterator[TF1Module]:
         parts = name.split(".")
         if parts[0] != "tensorflow":
             return real_import(name, globals, locals, fromlist, level)
-        if len(parts) > 1 and parts[1] in REMOVED:
-            raise _removed_module_error(name)
+        if parts[1:2] == ["contrib"]:
+            target = _contrib_import(parts, fromlist)
+            return target if fromlist else module
         if len(parts) == 1:
-            for item in fromlist or ():
-                if item in REMOVED:
-                    raise ImportError(REMOVED[item], name=f"tensorflow.{item}")
             real_import(name, globals, locals, fromlist, level)
             return module
         imported = real_import(name, globals, locals, fromlist, level)
