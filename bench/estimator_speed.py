@@ -15,14 +15,14 @@ is the best of several alternating rounds, as shared machines are noisy.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import numpy as np  # noqa: E402
+from side_by_side import run_json  # noqa: E402
+from side_by_side import steady_and_overhead  # noqa: E402
 
 FEATURES, CLASSES, BATCH, HIDDEN = 64, 10, 128, 256
 
@@ -32,21 +32,6 @@ def data(n=BATCH * 64):
     x = rng.rand(n, FEATURES).astype(np.float32)
     y = rng.randint(0, CLASSES, n).astype(np.int64)
     return x, y
-
-
-def timed(fn):
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
-
-
-def steady_and_overhead(run, long, short=1, repeats=5):
-    """Runs `run(n)` for a short and a long n; returns (items/s, seconds per call)."""
-    run(short)  # warm up: traces, caches, first checkpoint
-    best_short = min(timed(lambda: run(short)) for _ in range(repeats))
-    best_long = min(timed(lambda: run(long)) for _ in range(repeats))
-    rate = (long - short) / max(best_long - best_short, 1e-9)
-    return rate, best_short
 
 
 def estimator_figures(tf, estimator_module, steps, eval_batches):
@@ -167,22 +152,18 @@ def main():
         return
     results = measure("shim", args.steps, args.eval_batches)
     if args.original_python:
-        output = subprocess.run(
-            [
+        results.update(
+            run_json(
                 args.original_python,
                 __file__,
                 "--json-only",
                 "original",
                 "--steps",
-                str(args.steps),
+                args.steps,
                 "--eval-batches",
-                str(args.eval_batches),
-            ],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-        results.update(json.loads(output.strip().splitlines()[-1]))
+                args.eval_batches,
+            )
+        )
     report(results)
 
 

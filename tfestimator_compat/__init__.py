@@ -51,6 +51,9 @@ from tfestimator_compat.hooks import SessionRunValues
 from tfestimator_compat.hooks import StepCounterHook
 from tfestimator_compat.hooks import StopAtStepHook
 from tfestimator_compat.hooks import SummarySaverHook
+
+# tf.keras.estimator.model_to_estimator, not tf.estimator's: kept out of __all__.
+from tfestimator_compat.keras_model_to_estimator import model_to_estimator as model_to_estimator
 from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.run_config import RunConfig
 from tfestimator_compat.spec import EstimatorSpec

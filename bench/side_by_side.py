@@ -1,0 +1,36 @@
+"""Timing helpers shared by the bench scripts, and running one side in another interpreter.
+
+A bench script measures the shim in its own process and the original
+tensorflow-estimator 2.15 by running itself under that venv's interpreter,
+which prints its figures as one JSON line.
+"""
+
+import json
+import subprocess
+import time
+
+
+def timed(fn):
+    """Seconds `fn()` took."""
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def steady_and_overhead(run, long, short=1, repeats=5):
+    """Runs `run(n)` for a short and a long n; returns (items/s, seconds per call)."""
+    run(short)  # warm up: traces, caches, first checkpoint
+    best_short = min(timed(lambda: run(short)) for _ in range(repeats))
+    best_long = min(timed(lambda: run(long)) for _ in range(repeats))
+    rate = (long - short) / max(best_long - best_short, 1e-9)
+    return rate, best_short
+
+
+def run_json(python, script, *args):
+    """Runs `python script *args` and returns the JSON object its last line printed."""
+    result = subprocess.run(
+        [python, script, *map(str, args)], capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"{python} {script} failed:\n{result.stderr[-3000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])

@@ -1,0 +1,442 @@
+"""`model_to_estimator`: an `Estimator` that trains, evaluates and serves a Keras 3 model.
+
+As in the original, the `model_fn` rebuilds the Keras model from its config in
+every mode (a TF1-style graph per call, whose variables the Estimator owns),
+trains it with a fresh copy of the compiled optimizer, reports the compiled
+loss and metrics, and predicts a dict keyed by output name. The Keras model
+you pass is never changed: its weights seed the Estimator through a first
+checkpoint, `model_dir/keras/keras_model.ckpt`, warm-started when `model_dir`
+has no checkpoint of its own.
+
+Checkpoint names. Checkpoints are name-based, as every other Estimator of this
+package, and a weight's key is its Keras 3 `variable.path` (`hidden/kernel`,
+or `sequential/dense/kernel` inside a Sequential). For Functional models this
+is the original's `checkpoint_format='saver'` naming; Keras 3 adds the model
+name for Sequential ones. Optimizer state is kept under the optimizer's own
+paths under a fixed name (`optimizer/iteration`,
+`optimizer/hidden_kernel_momentum`), next to `global_step`.
+The original's default `'checkpoint'` format wrote object-based keys so that
+Keras `load_weights` could read estimator checkpoints; Keras 3's `load_weights`
+reads only `.weights.h5` and `.keras` files, so that no longer buys anything,
+and name-based keys keep `get_variable_value`, `WarmStartSettings` and
+`tf.train.load_variable` working. Both formats are accepted and write the same
+files; `load_estimator_weights` puts trained weights back into a Keras model.
+"""
+
+import contextlib
+import copy
+import os
+import re
+from typing import Dict
+from typing import Optional
+
+import keras
+import tensorflow as tf
+from keras.src.models.functional import Functional
+
+from tfestimator_compat.estimator import Estimator
+from tfestimator_compat.export import PredictOutput
+from tfestimator_compat.mode_keys import ModeKeys
+from tfestimator_compat.run_config import RunConfig
+from tfestimator_compat.spec import EstimatorSpec
+from tfestimator_compat.variable_store import VariableStore
+from tfestimator_compat.warm_starting import WarmStartSettings
+
+_CHECKPOINT_FORMATS = ("checkpoint", "saver")
+_SAMPLE_WEIGHT_KEYS = {"features", "sample_weights"}
+_SERVING_KEY = tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY
+_OPTIMIZER_NAME = "optimizer"
+
+
+def model_to_estimator(
+    keras_model: Optional[keras.Model] = None,
+    keras_model_path: Optional[str] = None,
+    custom_objects: Optional[dict] = None,
+    model_dir: Optional[str] = None,
+    config: Optional[RunConfig] = None,
+    checkpoint_format: Optional[str] = "checkpoint",
+    metric_names_map: Optional[Dict[str, str]] = None,
+    export_outputs: Optional[dict] = None,
+) -> Estimator:
+    """An `Estimator` that trains, evaluates, predicts and exports a compiled Keras model.
+
+    Features are a dict keyed by the model's input names (a single tensor or
+    a list also do, for one or several inputs); labels a dict keyed by output
+    names, or a tensor. `{"features": ..., "sample_weights": ...}` as features
+    weighs the loss and the weighted metrics, as `fit(sample_weight=...)`.
+
+    Args:
+        keras_model: a compiled Keras model; exclusive with `keras_model_path`.
+        keras_model_path: a compiled model saved with `model.save()` (`.keras`,
+            or a legacy `.h5` that Keras 3 can load).
+        custom_objects: custom layers, losses and metrics, by name, needed to
+            rebuild the model from its config.
+        model_dir: where checkpoints go (a temporary directory when neither
+            this nor `config.model_dir` is set).
+        config: a `RunConfig`.
+        checkpoint_format: `'checkpoint'` or `'saver'`; both write name-based
+            checkpoints keyed by Keras variable paths (see the module docstring).
+        metric_names_map: compiled metric name -> name in `evaluate()` results;
+            it must name every compiled metric.
+        export_outputs: output name -> `ExportOutput` class, for serving
+            signatures besides the default `PredictOutput` of all outputs.
+
+    Returns:
+        An `Estimator` whose variables start from the Keras model's weights.
+
+    Example:
+
+    ```python
+    model.compile(optimizer="adam", loss="mse", metrics=["mae"])
+    estimator = tf.keras.estimator.model_to_estimator(model, model_dir="/tmp/m")
+    estimator.train(input_fn, steps=1000)
+    ```
+    """
+    if keras_model is None and not keras_model_path:
+        raise ValueError("Either `keras_model` or `keras_model_path` needs to be provided.")
+    if keras_model is not None and keras_model_path:
+        raise ValueError("Please specify either `keras_model` or `keras_model_path`, but not both.")
+    if checkpoint_format is not None and checkpoint_format not in _CHECKPOINT_FORMATS:
+        raise ValueError(
+            f'Checkpoint format must be one of "checkpoint" or "saver". Got {checkpoint_format}'
+        )
+    if keras_model is None:
+        tf.compat.v1.logging.info("Loading models from %s", keras_model_path)
+        keras_model = keras.models.load_model(keras_model_path, custom_objects=custom_objects)
+    _check_rebuildable(keras_model, custom_objects)
+    if not getattr(keras_model, "optimizer", None):
+        raise ValueError(
+            "The given keras model has not been compiled yet. Please compile the "
+            "model with `model.compile()` before calling `model_to_estimator()`."
+        )
+    model_fn = _KerasModelFn(keras_model, custom_objects, metric_names_map, export_outputs)
+    # The Estimator settles model_dir (argument, config or a temporary directory).
+    config = Estimator(model_fn, model_dir=model_dir, config=config).config
+    warm_start = None
+    if not isinstance(keras_model, (keras.Sequential, Functional)) and keras_model.built:
+        tf.compat.v1.logging.warning(
+            "The Estimator starts from freshly initialized weights: the weights of a "
+            "subclassed Keras model are not carried over (nor were they by the original)."
+        )
+    elif keras_model.built and config.is_chief:
+        warm_start = _save_first_checkpoint(keras_model, model_fn, config.model_dir)
+    return Estimator(model_fn, config=config, warm_start_from=warm_start)
+
+
+def load_estimator_weights(
+    keras_model: keras.Model, checkpoint: str, custom_objects: Optional[dict] = None
+) -> keras.Model:
+    """Loads the weights an Estimator from `model_to_estimator` trained into `keras_model`.
+
+    The way back to native Keras: build the same model (compiled or not),
+    load the estimator's newest checkpoint, or a given one, into it, and go on
+    with `fit`, `evaluate` or `model.save`.
+
+    Args:
+        keras_model: a built model of the architecture the Estimator was made
+            from, with the same layer names (checkpoint keys are `layer/weight`).
+        checkpoint: a model_dir or a checkpoint path prefix.
+        custom_objects: as given to `model_to_estimator`.
+
+    Returns:
+        `keras_model`, holding the checkpoint's weights.
+
+    Example:
+
+    ```python
+    model = build_model()  # as passed to model_to_estimator
+    load_estimator_weights(model, estimator.model_dir)
+    model.save("model.keras")
+    ```
+    """
+    if tf.io.gfile.isdir(checkpoint):
+        directory, checkpoint = checkpoint, tf.train.latest_checkpoint(checkpoint)
+        if checkpoint is None:
+            raise ValueError(f"There is no checkpoint in {directory}. Train the Estimator first.")
+    reader = tf.train.load_checkpoint(checkpoint)
+    names = _checkpoint_names(_KerasModelFn(keras_model, custom_objects))
+    missing = [name for name in names if not reader.has_tensor(name)]
+    if missing or len(names) != len(keras_model.weights):
+        raise ValueError(
+            f"Checkpoint {checkpoint} does not hold this model's weights (missing "
+            f"{missing}). Its layers must be named as in the model given to "
+            "model_to_estimator: name them explicitly, or reload that model's .keras file."
+        )
+    for weight, name in zip(keras_model.weights, names):
+        weight.assign(reader.get_tensor(name))
+    return keras_model
+
+
+def _check_rebuildable(keras_model, custom_objects):
+    if isinstance(keras_model, (keras.Sequential, Functional)):
+        return
+    try:
+        with keras.saving.custom_object_scope(custom_objects or {}):
+            type(keras_model).from_config(keras_model.get_config())
+    except (NotImplementedError, TypeError) as error:
+        raise ValueError(
+            "Subclassed `Model`s passed to `model_to_estimator` must implement "
+            "`Model.get_config` and `Model.from_config`."
+        ) from error
+
+
+def _checkpoint_names(model_fn):
+    """The checkpoint key of each weight of the model, in `model.weights` order.
+
+    The model is rebuilt as the model_fn rebuilds it, in a graph of its own,
+    so the names are those the Estimator's variables get.
+    """
+    store = VariableStore()
+    names = []
+
+    def build():
+        with store.scope(), model_fn.custom_object_scope():
+            names.extend(store.names_of(model_fn.rebuild(features=None).weights))
+
+    tf.compat.v1.wrap_function(build, signature=[])
+    return names
+
+
+def _save_first_checkpoint(keras_model, model_fn, model_dir):
+    """Writes the Keras model's weights as `keras/keras_model.ckpt`; warm-start settings for it."""
+    directory = os.path.join(model_dir, "keras")
+    path = os.path.join(directory, "keras_model.ckpt")
+    names = _checkpoint_names(model_fn)
+    if tf.train.latest_checkpoint(directory) is None:
+        with tf.init_scope():
+            variables = {
+                name: tf.Variable(weight.numpy(), name=name)
+                for name, weight in zip(names, keras_model.weights)
+            }
+        tf.io.gfile.makedirs(directory)
+        tf.compat.v1.train.Saver(var_list=variables).save(None, path, write_meta_graph=False)
+    return WarmStartSettings(path, vars_to_warm_start=[re.escape(n) + "$" for n in names])
+
+
+class _KerasModelFn:
+    """The model_fn: rebuilds the Keras model in the traced graph and runs it for a mode."""
+
+    def __init__(
+        self, keras_model, custom_objects=None, metric_names_map=None, export_outputs=None
+    ):
+        # Configs are read now, eagerly: optimizers read variables to serialize.
+        self._model_class = type(keras_model)
+        self._model_config = keras_model.get_config()
+        self._compile_config = keras_model.get_compile_config()
+        self._custom_objects = dict(custom_objects or {})
+        self._metric_names_map = metric_names_map
+        self._export_outputs = export_outputs
+        self._input_names = [t.name for t in getattr(keras_model, "inputs", None) or []]
+        self._output_names = _output_names(keras_model)
+
+    def custom_object_scope(self):
+        return keras.saving.custom_object_scope(self._custom_objects)
+
+    def rebuild(self, features):
+        """A new model from the config; a subclassed one is built by a call on `features`."""
+        # from_config consumes its argument.
+        model = self._model_class.from_config(copy.deepcopy(self._model_config))
+        if not model.built and features is not None:
+            model(features)
+        return model
+
+    def __call__(self, features, labels, mode):
+        with self.custom_object_scope():
+            features, sample_weight = _split_sample_weights(features)
+            inputs = self._model_inputs(features)
+            model = self.rebuild(inputs)
+            if mode == ModeKeys.PREDICT:
+                return self._spec(mode, model(inputs, training=False))
+            optimizer = self._compile(model, mode)
+            labels = self._model_targets(labels)
+            training = mode == ModeKeys.TRAIN
+            outputs, loss, update = _forward(model, inputs, labels, sample_weight, training)
+            if training:
+                train_op = _minimize(model, optimizer, loss, update)
+                return self._spec(mode, outputs, loss=loss, train_op=train_op)
+            metrics = self._metrics(model, labels, outputs, sample_weight)
+            return self._spec(mode, outputs, loss=loss, eval_metric_ops=metrics)
+
+    def _compile(self, model, mode):
+        """Compiles `model` as the original was; returns a fresh optimizer when training.
+
+        Keras's loss and metric trackers are evaluation state, not weights.
+        """
+        config = copy.deepcopy(self._compile_config)
+        serialized_optimizer = config.pop("optimizer")
+        optimizer = None
+        if mode == ModeKeys.TRAIN:
+            # A fixed name: auto-names (adam_3) would change the checkpoint keys.
+            serialized_optimizer["config"]["name"] = _OPTIMIZER_NAME
+            optimizer = keras.optimizers.deserialize(serialized_optimizer)
+        with _evaluation_state():
+            model.compile(optimizer=optimizer, **keras.saving.deserialize_keras_object(config))
+        return optimizer
+
+    def _model_inputs(self, features):
+        """Features as the model takes them: by input name, as the original matched them."""
+        if not isinstance(features, dict):
+            return features
+        names = self._input_names
+        if len(names) == 1 and len(features) == 1:
+            return next(iter(features.values()))
+        missing = set(names) - set(features)
+        if not names or missing:
+            raise KeyError(
+                "The dictionary passed into features does not cover requested inputs "
+                f"keys defined in the keras model. Expected keys: {sorted(names)}; "
+                f"features keys: {sorted(features)}; missing: {sorted(missing)}. "
+                "Key the features by the names of the model's keras.Input layers."
+            )
+        return {name: features[name] for name in names}
+
+    def _model_targets(self, labels):
+        if not isinstance(labels, dict) or len(self._output_names) < 2:
+            return next(iter(labels.values())) if isinstance(labels, dict) else labels
+        missing = set(self._output_names) - set(labels)
+        if missing:
+            raise KeyError(
+                "The dictionary passed into labels does not cover requested outputs "
+                f"keys defined in the keras model. Expected keys: {self._output_names}; "
+                f"labels keys: {sorted(labels)}; missing: {sorted(missing)}. "
+                "Key the labels by the names of the model's output layers."
+            )
+        return [labels[name] for name in self._output_names]
+
+    def _metrics(self, model, labels, outputs, sample_weight):
+        """Compiled metric name (or its `metric_names_map` name) -> Keras metric."""
+        compiled = model._compile_metrics  # noqa: SLF001 - Keras keeps them here only
+        if compiled is None:
+            return {}
+        with _evaluation_state():
+            compiled.update_state(labels, outputs, sample_weight)
+        metrics = dict(zip(compiled.result(), compiled.metrics))
+        return _renamed(metrics, self._metric_names_map)
+
+    def _spec(self, mode, outputs, **kwargs):
+        flat = tf.nest.flatten(outputs)
+        predictions = (
+            dict(outputs) if isinstance(outputs, dict) else dict(zip(self._output_names, flat))
+        )
+        return EstimatorSpec(
+            mode,
+            predictions=predictions,
+            export_outputs=self._serving_outputs(predictions),
+            **kwargs,
+        )
+
+    def _serving_outputs(self, predictions):
+        outputs = {_SERVING_KEY: PredictOutput(predictions)}
+        unknown = set(self._export_outputs or ()) - set(predictions)
+        if unknown:
+            raise KeyError(
+                f"export_outputs names {sorted(unknown)}, which are not outputs of the "
+                f"keras model; its outputs are {sorted(predictions)}."
+            )
+        for key, output_class in (self._export_outputs or {}).items():
+            outputs[key] = output_class(predictions[key])
+        return outputs
+
+
+def _output_names(keras_model):
+    """Prediction keys: the output layers' names, as the original used."""
+    names = getattr(keras_model, "output_names", None)
+    if names:
+        return list(names)
+    if isinstance(keras_model, keras.Sequential) and keras_model.layers:
+        return [keras_model.layers[-1].name]
+    outputs = getattr(keras_model, "outputs", None) or [None]
+    return [f"output_{index}" for index in range(1, len(outputs) + 1)]
+
+
+def _split_sample_weights(features):
+    if isinstance(features, dict) and set(features) == _SAMPLE_WEIGHT_KEYS:
+        return features["features"], features["sample_weights"]
+    return features, None
+
+
+@contextlib.contextmanager
+def _evaluation_state():
+    """Variables created here are local: reset per evaluation, never checkpointed."""
+
+    def creator(next_creator, **kwargs):
+        collections = list(kwargs.get("collections") or [])
+        collections.append(tf.compat.v1.GraphKeys.LOCAL_VARIABLES)
+        return next_creator(**dict(kwargs, collections=collections))
+
+    with tf.variable_creator_scope(creator):
+        yield
+
+
+def _forward(model, inputs, labels, sample_weight, training):
+    """Outputs and compiled loss, computed from one read of every variable.
+
+    Runs in a `keras.StatelessScope`: the reads are what the gradients are
+    taken with respect to, and the new values of non-trainable variables
+    (batch-norm statistics) come back as tensors for the train op to assign,
+    as Keras's own stateless training step does.
+    """
+    trainable = [tf.convert_to_tensor(v) for v in model.trainable_variables]
+    non_trainable = [tf.convert_to_tensor(v) for v in model.non_trainable_variables]
+    mapping = list(zip(model.trainable_variables, trainable))
+    mapping += list(zip(model.non_trainable_variables, non_trainable))
+    with _evaluation_state():
+        with keras.StatelessScope(state_mapping=mapping, collect_losses=True) as scope:
+            outputs = model(inputs, training=training)
+            loss = model.compute_loss(inputs, labels, outputs, sample_weight, training=training)
+    new_values = [scope.get_current_value(v) for v in model.non_trainable_variables]
+    update = _Update(trainable, non_trainable, new_values)
+    return outputs, tf.cast(loss, tf.float32), update
+
+
+class _Update:
+    """The variable reads of a forward pass and the non-trainable values it produced."""
+
+    def __init__(self, trainable, non_trainable, new_non_trainable):
+        self.trainable = trainable
+        self.reads = trainable + non_trainable
+        self.new_non_trainable = new_non_trainable
+
+
+def _minimize(model, optimizer, loss, update):
+    """The train op: the optimizer's step, the non-trainable updates, then the global step.
+
+    Keras optimizers update slots and weights in several ops that must run in
+    order; a TF1-style graph has no automatic ordering, so the step runs in a
+    `tf.function` (which has it). Its inputs make it wait for the whole
+    forward and backward pass, so no read sees a half-updated model.
+    """
+    variables = model.trainable_variables
+    optimizer.build(variables)
+    gradients = tf.gradients(loss, update.trainable)
+
+    @tf.function(autograph=False)
+    def apply(gradients, new_non_trainable):
+        optimizer.apply(gradients, variables)
+        for variable, value in zip(model.non_trainable_variables, new_non_trainable):
+            variable.assign(value)
+        return tf.constant(True)
+
+    with tf.control_dependencies([loss] + update.reads):
+        applied = apply(gradients, update.new_non_trainable)
+    with tf.control_dependencies([applied]):
+        return tf.compat.v1.train.get_global_step().assign_add(1, read_value=False)
+
+
+def _renamed(metrics, metric_names_map):
+    if not metric_names_map:
+        return metrics
+    unknown = set(metrics) - set(metric_names_map)
+    if unknown:
+        raise ValueError(
+            "Invalid `metric_names_map`. The following keras model metric names:"
+            f'"{sorted(unknown)}" do not exist in the `metric_names_map` dictionary'
+        )
+    extra = set(metric_names_map) - set(metrics)
+    if extra:
+        raise ValueError(
+            "Invalid `metric_names_map`. There are unexpected keys in the "
+            f"`metric_names_map` dictionary. Expected keys: {sorted(metrics)}, "
+            f"Received: {sorted(extra)}"
+        )
+    return {metric_names_map[name]: metric for name, metric in metrics.items()}
