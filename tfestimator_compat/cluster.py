@@ -141,19 +141,7 @@ def _between_graph(cluster, task, tf_config, service):
     task_type, task_id = _task(cluster, task)
     if task_type == EVALUATOR:
         return _evaluator(task_id, tf_config.get("eval_session_master", _LOCAL_MASTER), service)
-    return ClusterConfig(
-        cluster_spec=cluster,
-        task_type=task_type,
-        task_id=task_id,
-        is_chief=task_type == CHIEF,
-        master=_session_master(cluster, task_type, task_id, tf_config),
-        evaluation_master=_LOCAL_MASTER,
-        num_ps_replicas=_count(cluster, PS),
-        num_worker_replicas=_count(cluster, WORKER) + _count(cluster, CHIEF),
-        global_id_in_cluster=_global_id(cluster, task_type, task_id, CHIEF),
-        service=service,
-        device_filters=_device_filters(task_type, task_id),
-    )
+    return _between_graph_task(cluster, task_type, task_id, CHIEF, tf_config, service)
 
 
 def _legacy_master(cluster, task, tf_config, service):
@@ -170,16 +158,21 @@ def _legacy_master(cluster, task, tf_config, service):
             'An "evaluator" task cannot join a cluster with a legacy "master" job. '
             'Rename the "master" job to "chief".'
         )
+    return _between_graph_task(cluster, task_type, task_id, MASTER, tf_config, service)
+
+
+def _between_graph_task(cluster, task_type, task_id, chief_job, tf_config, service):
+    """A training task of a cluster whose chief job is `chief_job` (`chief` or `master`)."""
     return ClusterConfig(
         cluster_spec=cluster,
         task_type=task_type,
         task_id=task_id,
-        is_chief=task_type == MASTER,
+        is_chief=task_type == chief_job,
         master=_session_master(cluster, task_type, task_id, tf_config),
         evaluation_master=_LOCAL_MASTER,
         num_ps_replicas=_count(cluster, PS),
-        num_worker_replicas=_count(cluster, WORKER) + _count(cluster, MASTER),
-        global_id_in_cluster=_global_id(cluster, task_type, task_id, MASTER),
+        num_worker_replicas=_count(cluster, WORKER) + _count(cluster, chief_job),
+        global_id_in_cluster=_global_id(cluster, task_type, task_id, chief_job),
         service=service,
         device_filters=_device_filters(task_type, task_id),
     )
