@@ -184,7 +184,8 @@ class ModelFnGraph:
         """
         initializers = {}
         for init in graph.get_collection(tf.compat.v1.GraphKeys.TABLE_INITIALIZERS):
-            if init.inputs:
+            # Tables created outside the graph (TF2 feature columns) list None here.
+            if isinstance(init, tf.Operation) and init.inputs:
                 initializers.setdefault(init.inputs[0].op, []).append(init)
         if not initializers:
             return
