@@ -310,3 +310,13 @@ def test_tf1_lookup_tables_made_in_the_model_fn_are_initialized_before_use(model
         word=tf.constant(["b", "q"])
     )
     assert served["ids"].numpy().tolist() == [1, 3]
+
+
+def test_checkpointing_turned_off_trains_and_writes_no_checkpoint(tmp_path):
+    config = est.RunConfig(
+        model_dir=str(tmp_path), save_checkpoints_steps=None, save_checkpoints_secs=None
+    )
+    estimator = est.Estimator(classifier_model_fn, config=config, params={})
+    estimator.train(dataset_input_fn(repeat=True), steps=3)
+    assert estimator.latest_checkpoint() is None
+    assert not any(name.startswith("model.ckpt") for name in os.listdir(tmp_path))

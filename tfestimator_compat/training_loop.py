@@ -90,7 +90,8 @@ class TrainingLoop(_StepLoop):
         self._listeners = list(saving_listeners)
         self._graph_def = graph_def
         self._summary_op = summary_op if config.save_summary_steps else None
-        self._save_timer = tf.compat.v1.train.SecondOrStepTimer(
+        # No saver when both save_checkpoints_* are None: periodic saving is off.
+        self._save_timer = saver and tf.compat.v1.train.SecondOrStepTimer(
             every_secs=config.save_checkpoints_secs, every_steps=config.save_checkpoints_steps
         )
         self._rate_timer = tf.compat.v1.train.SecondOrStepTimer(
