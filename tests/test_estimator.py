@@ -320,3 +320,25 @@ def test_checkpointing_turned_off_trains_and_writes_no_checkpoint(tmp_path):
     estimator.train(dataset_input_fn(repeat=True), steps=3)
     assert estimator.latest_checkpoint() is None
     assert not any(name.startswith("model.ckpt") for name in os.listdir(tmp_path))
+
+
+def test_tf_random_seed_makes_initial_values_the_same_every_run(tmp_path):
+    def model_fn(features, labels, mode):
+        weights = tf.compat.v1.get_variable("weights", [3, 2])  # glorot, no op seed
+        dense = tf.keras.layers.Dense(2)(features["x"])
+        loss = tf.reduce_mean(tf.matmul(features["x"], weights) + dense)
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.0).minimize(
+            loss, tf.compat.v1.train.get_global_step()
+        )
+        return est.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    def initial_values(seed, name):
+        config = est.RunConfig(model_dir=str(tmp_path / name), tf_random_seed=seed)
+        estimator = est.Estimator(model_fn, config=config)
+        estimator.train(lambda: tf.data.Dataset.from_tensors(({"x": tf.ones([1, 3])}, 0)), steps=1)
+        return {n: estimator.get_variable_value(n) for n in ("weights", "dense/kernel")}
+
+    first, again, other = initial_values(42, "a"), initial_values(42, "b"), initial_values(7, "c")
+    for name in first:
+        np.testing.assert_array_equal(first[name], again[name], err_msg=name)
+        assert not np.array_equal(first[name], other[name]), name

@@ -9,10 +9,9 @@ checkpoint, `model_dir/keras/keras_model.ckpt`, warm-started when `model_dir`
 has no checkpoint of its own.
 
 Checkpoint names. Checkpoints are name-based, as every other Estimator of this
-package, and a weight's key is its Keras 3 `variable.path` (`hidden/kernel`,
-or `sequential/dense/kernel` inside a Sequential). For Functional models this
-is the original's `checkpoint_format='saver'` naming; Keras 3 adds the model
-name for Sequential ones. Optimizer state is kept under the optimizer's own
+package, and a weight's key is `<layer name>/<weight name>` (`hidden/kernel`,
+`dense/kernel` inside a Sequential too), the original's
+`checkpoint_format='saver'` naming. Optimizer state is kept under the optimizer's own
 paths under a fixed name (`optimizer/iteration`,
 `optimizer/hidden_kernel_momentum`), next to `global_step`.
 The original's default `'checkpoint'` format wrote object-based keys so that
