@@ -66,9 +66,10 @@ def test_canned_dnn_with_a_keras_optimizer_mirrored_matches_one_device(tmp_path)
     single = run_job(tmp_path / "single", "canned_single", 20, start)
     mirrored = run_job(tmp_path / "mirrored", "canned_mirrored", 20, start)
     assert_same_run(single, mirrored)
-    assert mirrored["evaluation"]["average_loss"] < 0.9 * run_job(
-        tmp_path / "again", "canned_single", 1, start
-    )["evaluation"]["average_loss"]
+    assert (
+        mirrored["evaluation"]["average_loss"]
+        < 0.9 * run_job(tmp_path / "again", "canned_single", 1, start)["evaluation"]["average_loss"]
+    )
 
 
 def free_port():
@@ -177,9 +178,7 @@ def test_a_cluster_with_parameter_servers_fails_before_training_saying_what_to_u
     assert not (tmp_path / "model").exists()
 
 
-def test_several_training_tasks_without_a_multi_worker_strategy_fail_clearly(
-    tmp_path, monkeypatch
-):
+def test_several_training_tasks_without_a_multi_worker_strategy_fail_clearly(tmp_path, monkeypatch):
     tf_config = {
         "cluster": {"chief": ["localhost:1"], "worker": ["localhost:2"]},
         "task": {"type": "worker", "index": 0},
