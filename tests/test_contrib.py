@@ -361,6 +361,12 @@ def test_predictor_from_saved_model_gives_what_predict_gave(tmp_path):
     assert output["class"].tolist() == [p["class"] for p in predicted]
     with pytest.raises(ValueError, match=r"Unrecognized input keys \['y'\]"):
         predict({"y": features})
+    with pytest.raises(ValueError, match=r"Missing input keys \['x'\]"):
+        predict({})
+    with pytest.raises(TypeError, match="Input 'x' must be float32; got an array of <U1"):
+        predict({"x": [["a", "b", "c"]]})
+    with pytest.raises(ValueError, match=r"Input 'x' must have shape \[None, 3\]; got \[3\]"):
+        predict({"x": features[0]})
     with pytest.raises(ValueError, match="no signature 'nope'.*serving_default"):
         predictor.from_saved_model(export_dir, signature_def_key="nope")
     by_name = predictor.from_saved_model(

@@ -20,6 +20,7 @@ import shutil
 import tempfile
 from typing import Dict
 
+import numpy as np
 import tensorflow as tf
 
 _DEFAULT_TAGS = "serve"
@@ -80,13 +81,41 @@ class SavedModelPredictor:
                 f"Unrecognized input keys {unknown}. Known input keys: "
                 f"{sorted(self._feed_tensors)}."
             )
-        feed_dict = {self._feed_tensors[key]: value for key, value in input_dict.items()}
+        missing = sorted(set(self._feed_tensors) - set(input_dict))
+        if missing:
+            raise ValueError(
+                f"Missing input keys {missing}; the signature takes {sorted(self._feed_tensors)}."
+            )
+        feed_dict = {
+            self._feed_tensors[key]: _checked_feed(key, self._feed_tensors[key], value)
+            for key, value in input_dict.items()
+        }
         return self._session.run(self._fetch_tensors, feed_dict=feed_dict)
 
     graph = property(lambda self: self._graph)
     session = property(lambda self: self._session)
     feed_tensors = property(lambda self: self._feed_tensors)
     fetch_tensors = property(lambda self: self._fetch_tensors)
+
+
+def _checked_feed(key, tensor, value):
+    """`value` as an array for input `key`, or an error naming the key.
+
+    A Session would cast numbers silently, and name only the tensor (or
+    nothing) when a value's kind or shape does not fit.
+    """
+    array = np.asarray(value)
+    expects_text = tensor.dtype == tf.string
+    is_text = array.dtype.kind in "SUO"
+    if expects_text != is_text or (not is_text and array.dtype.kind not in "biuf"):
+        raise TypeError(
+            f"Input {key!r} must be {tensor.dtype.name}; got an array of {array.dtype}."
+        )
+    if not tensor.shape.is_compatible_with(array.shape):
+        raise ValueError(
+            f"Input {key!r} must have shape {tensor.shape.as_list()}; got {list(array.shape)}."
+        )
+    return array
 
 
 def _signature(meta_graph, key):
