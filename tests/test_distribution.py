@@ -49,7 +49,8 @@ def assert_same_run(a, b, rtol=1e-5):
 
 
 def test_mirrored_on_two_logical_devices_matches_one_device_with_twice_the_batch(tmp_path):
-    """Each replica reads a batch of 4; gradients are averaged across the two."""
+    """The same program: each replica reads a batch of 4 (input_context), gradients are
+    averaged across the two, and train_and_evaluate evaluates and exports as on one device."""
     single = run_job(tmp_path / "single", "single")
     mirrored = run_job(tmp_path / "mirrored", "mirrored")
     assert mirrored["evaluation"]["global_step"] == 20
@@ -57,6 +58,15 @@ def test_mirrored_on_two_logical_devices_matches_one_device_with_twice_the_batch
     names = tf.train.load_checkpoint(str(tmp_path / "mirrored")).get_variable_to_shape_map()
     assert not any("replica" in name for name in names), "one copy saved, under its TF1 name"
     assert set(names) == set(single["variables"])
+    assert len(mirrored["exports"]) == 1
+    np.testing.assert_allclose(
+        serve(mirrored["exports"][0]), serve(single["exports"][0]), rtol=1e-5, atol=1e-6
+    )
+
+
+def serve(export_dir):
+    signature = tf.saved_model.load(export_dir).signatures["serving_default"]
+    return signature(x=tf.constant([[0.1, 0.2, 0.3], [1.0, -1.0, 0.5]]))["y"].numpy()
 
 
 @pytest.mark.slow

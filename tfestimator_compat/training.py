@@ -14,6 +14,7 @@ import time
 
 import tensorflow as tf
 
+from tfestimator_compat import checkpoints
 from tfestimator_compat import distribution
 from tfestimator_compat.eager import in_eager_mode
 from tfestimator_compat.estimator import Estimator
@@ -131,9 +132,29 @@ class _Evaluator:
         self.export_results = None
 
     def evaluate_and_export(self):
+        """Evaluates and exports the newest checkpoint; False when there is nothing new.
+
+        An evaluator task races the chief, which deletes old checkpoints
+        (`keep_checkpoint_max`): a checkpoint that vanishes while it is being
+        evaluated or exported is skipped, and the next call takes the newest.
+        """
         checkpoint = self._estimator.latest_checkpoint()
         if not checkpoint or checkpoint == self._previous_checkpoint:
             return False
+        try:
+            self._evaluate_and_export(checkpoint)
+        except (tf.errors.NotFoundError, tf.errors.DataLossError):
+            if checkpoints.incomplete(checkpoint) is None:
+                raise
+            _logging.warning(
+                "Checkpoint %s was deleted while it was evaluated or exported; "
+                "going on with the newest one.",
+                checkpoint,
+            )
+            return False
+        return True
+
+    def _evaluate_and_export(self, checkpoint):
         spec = self._eval_spec
         result = self._estimator.evaluate(
             spec.input_fn,
@@ -156,7 +177,6 @@ class _Evaluator:
         ]
         self.eval_result = result
         self._previous_checkpoint = checkpoint
-        return True
 
 
 class _EvaluateOnCheckpoint(tf.compat.v1.train.CheckpointSaverListener):
