@@ -298,28 +298,25 @@ def _no_penalty(weights):
 
 def l1_regularizer(scale, scope=None) -> Callable:
     """A regularizer `weights -> scale * sum(|weights|)`; a scale of 0.0 gives None."""
-    if _disabled(scale):
-        return _no_penalty
-
-    def l1(weights):
-        with tf.compat.v1.name_scope(scope, "l1_regularizer", [weights]) as name:
-            factor = tf.convert_to_tensor(scale, dtype=weights.dtype.base_dtype, name="scale")
-            return tf.multiply(factor, tf.reduce_sum(tf.abs(weights)), name=name)
-
-    return l1
+    return _regularizer(scale, scope, "l1_regularizer", lambda w: tf.reduce_sum(tf.abs(w)))
 
 
 def l2_regularizer(scale, scope=None) -> Callable:
     """A regularizer `weights -> scale * sum(weights ** 2) / 2`; a scale of 0.0 gives None."""
+    return _regularizer(scale, scope, "l2_regularizer", tf.nn.l2_loss)
+
+
+def _regularizer(scale, scope, default_name, penalty):
+    """`weights -> scale * penalty(weights)` in a name scope, as contrib named it."""
     if _disabled(scale):
         return _no_penalty
 
-    def l2(weights):
-        with tf.compat.v1.name_scope(scope, "l2_regularizer", [weights]) as name:
+    def regularize(weights):
+        with tf.compat.v1.name_scope(scope, default_name, [weights]) as name:
             factor = tf.convert_to_tensor(scale, dtype=weights.dtype.base_dtype, name="scale")
-            return tf.multiply(factor, tf.nn.l2_loss(weights), name=name)
+            return tf.multiply(factor, penalty(weights), name=name)
 
-    return l2
+    return regularize
 
 
 def l1_l2_regularizer(scale_l1=1.0, scale_l2=1.0, scope=None) -> Callable:
