@@ -14,6 +14,10 @@ loss scaled by `1 / num_replicas` (as the original asked of it), so replicas
 that each read a batch of `n` train like one device reading `num_replicas * n`.
 Each replica reads its own batch: a step consumes `num_replicas` consecutive
 elements of the dataset, so the `input_fn`'s batch size is per replica.
+
+In a `TF_CONFIG` cluster the chief and the workers train together through a
+multi-worker strategy; only the chief writes to `model_dir` (`writing_config`),
+and clusters the Keras loop cannot run are refused up front (`check_cluster`).
 """
 
 import contextlib
@@ -24,6 +28,14 @@ import keras
 import tensorflow as tf
 
 from tfestimator_compat.spec import EstimatorSpec
+
+_USE_MULTI_WORKER_MIRRORED = (
+    "parameter-server training is not supported, as Keras 3 cannot drive tf.distribute's "
+    "ParameterServerStrategy. Run the same job with tf.distribute.MultiWorkerMirroredStrategy(): "
+    "remove the 'ps' job from TF_CONFIG's cluster, keep 'chief' and 'worker' (and the "
+    "'evaluator' task), and pass "
+    "RunConfig(train_distribute=tf.distribute.MultiWorkerMirroredStrategy())."
+)
 
 
 def num_replicas(strategy) -> int:
@@ -94,13 +106,7 @@ def check_cluster(config):
     """Refuses a cluster with parameter servers, saying how to run the job instead."""
     spec = config.cluster_spec.as_dict() if config.cluster_spec else {}
     if spec.get("ps") or config.task_type == "ps":
-        raise ValueError(
-            "TF_CONFIG names 'ps' tasks: parameter-server training is not supported, as Keras "
-            "3 cannot drive tf.distribute's ParameterServerStrategy. Run the same job with "
-            "tf.distribute.MultiWorkerMirroredStrategy(): remove the 'ps' job from TF_CONFIG's "
-            "cluster, keep 'chief' and 'worker' (and the 'evaluator' task), and pass "
-            "RunConfig(train_distribute=tf.distribute.MultiWorkerMirroredStrategy())."
-        )
+        raise ValueError("TF_CONFIG names 'ps' tasks: " + _USE_MULTI_WORKER_MIRRORED)
     if in_multi_worker_cluster(config) and config.task_type != "evaluator":
         strategy = config.train_distribute
         if strategy is None or getattr(strategy.extended, "_num_workers", 1) < 2:
@@ -117,11 +123,7 @@ def check_strategy(strategy, name: str):
         return
     if isinstance(strategy, tf.distribute.experimental.ParameterServerStrategy):
         raise ValueError(
-            f"RunConfig({name}=ParameterServerStrategy) is not supported: Keras 3 cannot drive "
-            "a parameter-server cluster. Run the same job with "
-            "tf.distribute.MultiWorkerMirroredStrategy(): drop the 'ps' tasks from TF_CONFIG, "
-            "keep 'chief' and 'worker' (and 'evaluator'), and pass "
-            f"RunConfig({name}=tf.distribute.MultiWorkerMirroredStrategy())."
+            f"RunConfig({name}=ParameterServerStrategy): " + _USE_MULTI_WORKER_MIRRORED
         )
     if not hasattr(strategy, "extended") or not hasattr(strategy.extended, "worker_devices"):
         raise ValueError(
