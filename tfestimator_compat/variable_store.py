@@ -183,7 +183,7 @@ _WITH_OP_NAME = {}
 
 
 def _with_op_name(variable, name):
-    """Lets TF1 code read `global_step.op.name` in the traced graph.
+    """Lets TF1 code read `global_step.op.name` and `.graph` in the traced graph.
 
     The variable is eager and an eager variable has no op, but TF1 hooks name
     things after the global step's op (`StepCounterHook` writes
@@ -199,7 +199,16 @@ def _with_op_name(variable, name):
                 return base.op.__get__(self)
             return _OpName(self._tf1_name)
 
-        _WITH_OP_NAME[base] = type(base.__name__, (base,), {"op": property(op)})
+        def graph(self):
+            # TF1 hooks accept a fetch only if it belongs to the current graph
+            # (`LoggingTensorHook({"step": global_step})`).
+            if tf.executing_eagerly():
+                return base.graph.__get__(self)
+            return tf.compat.v1.get_default_graph()
+
+        _WITH_OP_NAME[base] = type(
+            base.__name__, (base,), {"op": property(op), "graph": property(graph)}
+        )
     variable.__class__ = _WITH_OP_NAME[base]
     variable._tf1_name = name
     return variable
