@@ -111,18 +111,22 @@ def test_logging_tensor_hook_logs_by_name(estimator, caplog):
     assert len(logged) == 3
 
 
-def test_logging_tensor_hook_logs_the_global_step_variable(model_dir, caplog):
+def test_logging_tensor_hook_logs_variables_and_the_global_step(model_dir, caplog):
     def model_fn(features, labels, mode, params):
         spec = classifier_model_fn(features, labels, mode, params)
         step = tf.compat.v1.train.get_global_step()
-        hook = est.LoggingTensorHook({"step": step}, every_n_iter=1)
+        bias = tf.compat.v1.get_variable("bias", [2], initializer=tf.compat.v1.ones_initializer())
+        hook = est.LoggingTensorHook({"step": step, "bias": bias}, every_n_iter=1)
         return spec._replace(training_hooks=[hook])
 
     estimator = est.Estimator(model_fn, model_dir=model_dir, params={})
     with caplog.at_level("INFO", logger="tensorflow"):
         estimator.train(dataset_input_fn(repeat=True), steps=3)
-    logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith("step = ")]
-    assert [message.split(" (")[0] for message in logged] == ["step = 0", "step = 1", "step = 2"]
+    logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith("bias = ")]
+    assert len(logged) == 3
+    assert all(message.startswith("bias = [1. 1.], step = ") for message in logged)
+    steps = [message.split("step = ")[1].split(" ")[0] for message in logged]
+    assert steps == ["0", "1", "2"]
 
 
 def test_stop_at_step_hook(estimator):

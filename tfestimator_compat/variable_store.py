@@ -94,8 +94,7 @@ class VariableStore:
                     self._creating_under_strategy = False
             else:
                 variable = next_creator(**created)
-            if name == tf.compat.v1.GraphKeys.GLOBAL_STEP:
-                variable = _with_op_name(variable, name)
+            variable = _seen_from_traces(variable, name)
             if _is_local(name, kwargs):
                 self._local_initial_values[name] = np.array(variable.numpy())
         self._variables[name] = variable
@@ -179,37 +178,39 @@ class _OpName:
         self.name = name
 
 
-_WITH_OP_NAME = {}
+_SEEN_FROM_TRACES = {}
 
 
-def _with_op_name(variable, name):
-    """Lets TF1 code read `global_step.op.name` and `.graph` in the traced graph.
+def _seen_from_traces(variable, name):
+    """Lets TF1 code treat the store's eager variable as part of the traced graph.
 
-    The variable is eager and an eager variable has no op, but TF1 hooks name
-    things after the global step's op (`StepCounterHook` writes
-    `global_step/sec`). Its class becomes a subclass whose `op` answers with
-    the name inside a graph; everything else behaves as before. Only the
-    global step gets this: optimizers key slots by `op` when a variable has one.
+    TF1 hooks accept a fetch only if its `.graph` is the current graph
+    (`LoggingTensorHook({"w": w})`), and they name things after the global
+    step's op (`StepCounterHook` writes `global_step/sec`). The variable's
+    class becomes a subclass that answers `.graph` with the graph being
+    traced, and, for the global step only, `.op` with an object carrying its
+    name (optimizers key slots by `op` when a variable has one). Eagerly,
+    everything behaves as before.
     """
     base = type(variable)
-    if base not in _WITH_OP_NAME:
+    with_op = name == tf.compat.v1.GraphKeys.GLOBAL_STEP
+    if (base, with_op) not in _SEEN_FROM_TRACES:
+
+        def graph(self):
+            if tf.executing_eagerly():
+                return base.graph.__get__(self)
+            return tf.compat.v1.get_default_graph()
 
         def op(self):
             if tf.executing_eagerly():
                 return base.op.__get__(self)
             return _OpName(self._tf1_name)
 
-        def graph(self):
-            # TF1 hooks accept a fetch only if it belongs to the current graph
-            # (`LoggingTensorHook({"step": global_step})`).
-            if tf.executing_eagerly():
-                return base.graph.__get__(self)
-            return tf.compat.v1.get_default_graph()
-
-        _WITH_OP_NAME[base] = type(
-            base.__name__, (base,), {"op": property(op), "graph": property(graph)}
-        )
-    variable.__class__ = _WITH_OP_NAME[base]
+        members = {"graph": property(graph)}
+        if with_op:
+            members["op"] = property(op)
+        _SEEN_FROM_TRACES[base, with_op] = type(base.__name__, (base,), members)
+    variable.__class__ = _SEEN_FROM_TRACES[base, with_op]
     variable._tf1_name = name
     return variable
 
