@@ -239,9 +239,21 @@ def validate_common(loss_reduction, loss_fn):
 class SingleHead(Head):
     """A head with one loss over its own logits (all but `MultiHead`).
 
-    Subclasses set `_loss_reduction` and define `_processed_labels(logits,
-    labels)` and `_unweighted_loss_and_weights(logits, labels, features)`.
+    Subclasses call `__init__` with the arguments every head takes, once their
+    own are validated, and define `_processed_labels(logits, labels)` and
+    `_unweighted_loss_and_weights(logits, labels, features)`.
     """
+
+    def __init__(self, weight_column, loss_reduction, loss_fn, name):
+        validate_common(loss_reduction, loss_fn)
+        self._weight_column = weight_column
+        self._loss_reduction = loss_reduction
+        self._loss_fn = loss_fn
+        self._name = name
+
+    @property
+    def name(self):
+        return self._name
 
     @property
     def loss_reduction(self):

@@ -63,16 +63,8 @@ class BinaryClassHead(base_head.SingleHead):
     ):
         head_utils.validate_label_vocabulary(label_vocabulary)
         self._thresholds = head_utils.validate_thresholds(thresholds)
-        base_head.validate_common(loss_reduction, loss_fn)
-        self._weight_column = weight_column
+        super().__init__(weight_column, loss_reduction, loss_fn, name)
         self._label_vocabulary = label_vocabulary
-        self._loss_reduction = loss_reduction
-        self._loss_fn = loss_fn
-        self._name = name
-
-    @property
-    def name(self):
-        return self._name
 
     @property
     def logits_dimension(self):
@@ -98,9 +90,7 @@ class BinaryClassHead(base_head.SingleHead):
         return loss, weights
 
     def predictions(self, logits, keys=None):
-        if keys:
-            head_utils.check_prediction_keys(keys, _KEYS)
-        keys = keys or _KEYS
+        keys = head_utils.requested_prediction_keys(keys, _KEYS)
         logits = head_utils.check_logits(logits, 1)
         predictions = {}
         with tf.name_scope("predictions"):

@@ -253,13 +253,15 @@ def add_regularization(loss, regularization_losses):
     return loss + tf.math.add_n(list(regularization_losses))
 
 
-def check_prediction_keys(keys, valid_keys) -> None:
-    for key in keys:
+def requested_prediction_keys(keys, valid_keys):
+    """The prediction keys asked for (all of `valid_keys` when none), each one checked."""
+    for key in keys or ():
         if key not in valid_keys:
             raise ValueError(
                 f"Prediction key must be in PredictionKeys, given: {key}. "
                 f"Valid prediction keys include {valid_keys}."
             )
+    return keys or valid_keys
 
 
 def all_class_ids(logits, n_classes: int):

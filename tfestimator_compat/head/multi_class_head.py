@@ -52,19 +52,11 @@ class MultiClassHead(base_head.SingleHead):
         if n_classes is None:
             raise ValueError("n_classes cannot be None")
         head_utils.validate_label_vocabulary(label_vocabulary, n_classes)
-        base_head.validate_common(loss_reduction, loss_fn)
+        super().__init__(weight_column, loss_reduction, loss_fn, name)
         if isinstance(n_classes, int) and n_classes <= 2:
             raise ValueError(f"n_classes must be > 2: {n_classes}.")
         self._n_classes = n_classes
-        self._weight_column = weight_column
         self._label_vocabulary = label_vocabulary
-        self._loss_reduction = loss_reduction
-        self._loss_fn = loss_fn
-        self._name = name
-
-    @property
-    def name(self):
-        return self._name
 
     @property
     def logits_dimension(self):
@@ -99,9 +91,7 @@ class MultiClassHead(base_head.SingleHead):
         return loss, weights
 
     def predictions(self, logits, keys=None):
-        if keys:
-            head_utils.check_prediction_keys(keys, _KEYS)
-        keys = keys or _KEYS
+        keys = head_utils.requested_prediction_keys(keys, _KEYS)
         logits = head_utils.check_logits(logits, self._n_classes)
         predictions = {}
         with tf.name_scope("predictions"):

@@ -66,13 +66,9 @@ class MultiLabelHead(base_head.SingleHead):
                     f"Length of label_vocabulary must be n_classes ({n_classes}). "
                     f"Given: {len(label_vocabulary)}"
                 )
-        base_head.validate_common(loss_reduction, loss_fn)
+        super().__init__(weight_column, loss_reduction, loss_fn, name)
         self._n_classes = n_classes
-        self._weight_column = weight_column
         self._label_vocabulary = label_vocabulary
-        self._loss_reduction = loss_reduction
-        self._loss_fn = loss_fn
-        self._name = name
         self._metric_classes = self._class_ids_for_metrics(classes_for_class_based_metrics)
 
     def _class_ids_for_metrics(self, classes):
@@ -93,10 +89,6 @@ class MultiLabelHead(base_head.SingleHead):
                     f"[0, {self._n_classes - 1}]. Given: {class_id}"
                 )
         return classes
-
-    @property
-    def name(self):
-        return self._name
 
     @property
     def logits_dimension(self):
@@ -161,9 +153,7 @@ class MultiLabelHead(base_head.SingleHead):
         return loss, weights
 
     def predictions(self, logits, keys=None):
-        if keys:
-            head_utils.check_prediction_keys(keys, _KEYS)
-        keys = keys or _KEYS
+        keys = head_utils.requested_prediction_keys(keys, _KEYS)
         logits = head_utils.check_logits(logits, self._n_classes)
         predictions = {}
         with tf.name_scope("predictions"):

@@ -44,17 +44,9 @@ class RegressionHead(base_head.SingleHead):
     ):
         if label_dimension < 1:
             raise ValueError(f"Invalid label_dimension {label_dimension}.")
-        base_head.validate_common(loss_reduction, loss_fn)
+        super().__init__(weight_column, loss_reduction, loss_fn, name)
         self._logits_dimension = label_dimension
-        self._weight_column = weight_column
-        self._loss_reduction = loss_reduction
-        self._loss_fn = loss_fn
         self._inverse_link_fn = inverse_link_fn
-        self._name = name
-
-    @property
-    def name(self):
-        return self._name
 
     @property
     def logits_dimension(self):
