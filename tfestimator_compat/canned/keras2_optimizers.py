@@ -380,20 +380,24 @@ class RMSprop(Optimizer):
             slots += (("mg", 0.0),)
         return slots
 
+    def _momentum_arguments(self, var, slots, learning_rate, hypers, epsilon, grad):
+        """What TF's fused RMSProp kernels take, dense or sparse."""
+        return dict(
+            var=var.handle,
+            ms=slots["rms"].handle,
+            mom=slots["momentum"].handle,
+            lr=learning_rate,
+            rho=hypers["rho"],
+            momentum=hypers["momentum"],
+            epsilon=epsilon,
+            grad=grad,
+        )
+
     def _apply_dense(self, grad, var, slots, learning_rate, hypers):
         rho, epsilon = hypers["rho"], tf.constant(self.epsilon, tf.float32)
         rms = slots["rms"]
         if self._use_momentum:
-            common = dict(
-                var=var.handle,
-                ms=rms.handle,
-                mom=slots["momentum"].handle,
-                lr=learning_rate,
-                rho=rho,
-                momentum=hypers["momentum"],
-                epsilon=epsilon,
-                grad=grad,
-            )
+            common = self._momentum_arguments(var, slots, learning_rate, hypers, epsilon, grad)
             if self.centered:
                 return tf.raw_ops.ResourceApplyCenteredRMSProp(mg=slots["mg"].handle, **common)
             return tf.raw_ops.ResourceApplyRMSProp(**common)
@@ -407,17 +411,8 @@ class RMSprop(Optimizer):
         rho, epsilon = hypers["rho"], tf.constant(self.epsilon, tf.float32)
         rms = slots["rms"]
         if self._use_momentum:
-            common = dict(
-                var=var.handle,
-                ms=rms.handle,
-                mom=slots["momentum"].handle,
-                lr=learning_rate,
-                rho=rho,
-                momentum=hypers["momentum"],
-                epsilon=epsilon,
-                grad=grad,
-                indices=indices,
-            )
+            common = self._momentum_arguments(var, slots, learning_rate, hypers, epsilon, grad)
+            common["indices"] = indices
             if self.centered:
                 return tf.raw_ops.ResourceSparseApplyCenteredRMSProp(
                     mg=slots["mg"].handle, **common
