@@ -117,14 +117,19 @@ def check_cluster(config):
             )
 
 
-def check_strategy(strategy, name: str):
-    """Rejects strategies the Keras-driven loop cannot run, saying what to use instead."""
-    if strategy is None:
-        return
+def reject_parameter_server_strategy(strategy, name: str):
+    """Refuses a `ParameterServerStrategy`, saying how to run the job instead."""
     if isinstance(strategy, tf.distribute.experimental.ParameterServerStrategy):
         raise ValueError(
             f"RunConfig({name}=ParameterServerStrategy): " + _USE_MULTI_WORKER_MIRRORED
         )
+
+
+def check_strategy(strategy, name: str):
+    """Rejects strategies the Keras-driven loop cannot run, saying what to use instead."""
+    if strategy is None:
+        return
+    reject_parameter_server_strategy(strategy, name)
     if not hasattr(strategy, "extended") or not hasattr(strategy.extended, "worker_devices"):
         raise ValueError(
             f"RunConfig({name}=...) must be a tf.distribute strategy such as "

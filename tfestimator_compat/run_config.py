@@ -7,6 +7,7 @@ import os
 import tensorflow as tf
 
 from tfestimator_compat import cluster as cluster_lib
+from tfestimator_compat import distribution
 
 _USE_DEFAULT = object()
 _DEFAULT_CHECKPOINT_SECS = 600
@@ -266,14 +267,8 @@ class RunConfig:
 
 def _check_strategies(train_distribute, eval_distribute, experimental_distribute):
     """Rejects strategy combinations an Estimator cannot run."""
-    ps_v2 = tf.distribute.experimental.ParameterServerStrategy
-    if isinstance(train_distribute, ps_v2) or isinstance(eval_distribute, ps_v2):
-        raise ValueError(
-            "tf.distribute.experimental.ParameterServerStrategy is driven by a coordinator, "
-            "which an Estimator does not run. Pass "
-            "tf.distribute.MultiWorkerMirroredStrategy() instead, with 'chief' and 'worker' "
-            "tasks in TF_CONFIG."
-        )
+    distribution.reject_parameter_server_strategy(train_distribute, "train_distribute")
+    distribution.reject_parameter_server_strategy(eval_distribute, "eval_distribute")
     for name, given in (
         ("train_distribute", train_distribute),
         ("eval_distribute", eval_distribute),
