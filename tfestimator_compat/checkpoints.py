@@ -16,6 +16,8 @@ import time
 import numpy as np
 import tensorflow as tf
 
+from tfestimator_compat.variable_store import per_device_copies
+
 CHECKPOINT_BASENAME = "model.ckpt"
 _SCANS = 4
 _RESCAN_SECS = 0.1
@@ -171,7 +173,7 @@ def restore(checkpoint_path, variables):
     check_restorable(checkpoint_path, variables)
     tf.compat.v1.train.Saver(var_list=saveable(variables)).restore(None, checkpoint_path)
     for variable in variables.values():
-        first, *others = _components(variable)
+        first, *others = per_device_copies(variable)
         for other in others:
             other.assign(first)
 
@@ -183,12 +185,7 @@ def saveable(variables):
     is saved as its first copy, under its one TF1 name, as the original wrote
     it; `restore` loads that copy and sets the others from it.
     """
-    return {name: _components(variable)[0] for name, variable in variables.items()}
-
-
-def _components(variable):
-    values = getattr(variable, "values", None)
-    return list(values) if isinstance(values, tuple) else [variable]
+    return {name: per_device_copies(variable)[0] for name, variable in variables.items()}
 
 
 class CheckpointSaver:

@@ -23,6 +23,7 @@ from tfestimator_compat import distribution
 from tfestimator_compat import fn_args
 from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.spec import EstimatorSpec
+from tfestimator_compat.variable_store import per_device_copies
 
 _WRITE_OPS = frozenset(
     {
@@ -342,10 +343,7 @@ def _handles(variable):
     """The resource handles behind a Keras, TF or distributed variable."""
     if hasattr(variable, "path"):
         variable = variable.value
-    components = getattr(variable, "values", None)
-    if isinstance(components, tuple):  # a tf.distribute variable: one per device
-        return [component.handle for component in components]
-    return [variable.handle]
+    return [copy.handle for copy in per_device_copies(variable)]
 
 
 def _lists_to_tuples(structure):

@@ -162,6 +162,12 @@ def _variable_args(kwargs):
     return {key: kwargs[key] for key in _VARIABLE_ARGS if kwargs.get(key) is not None}
 
 
+def per_device_copies(variable) -> list:
+    """The per-device variables behind a `tf.distribute` variable, or `[variable]`."""
+    values = getattr(variable, "values", None)
+    return list(values) if isinstance(values, tuple) else [variable]
+
+
 def _tf_variable(variable):
     """The `tf.Variable` behind a Keras variable, or the variable itself."""
     return (
