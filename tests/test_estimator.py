@@ -322,6 +322,36 @@ def test_checkpointing_turned_off_trains_and_writes_no_checkpoint(tmp_path):
     assert not any(name.startswith("model.ckpt") for name in os.listdir(tmp_path))
 
 
+class _GlobalStepsSeen(est.SessionRunHook):
+    def __init__(self):
+        self.steps = []
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs(tf.compat.v1.train.get_global_step())
+
+    def after_run(self, run_context, run_values):
+        self.steps.append(int(run_values.results))
+
+
+def test_without_checkpoints_every_call_starts_from_scratch(tmp_path):
+    # The original built a fresh graph per call: with nothing to restore, each
+    # train() started at step 0 and evaluate() saw freshly initialized weights.
+    config = est.RunConfig(
+        model_dir=str(tmp_path), save_checkpoints_steps=None, save_checkpoints_secs=None
+    )
+    config = config.replace(tf_random_seed=3)
+    estimator = est.Estimator(classifier_model_fn, config=config, params={"learning_rate": 0.5})
+    untrained = estimator.evaluate(dataset_input_fn(n=32, batch=16))
+    first, second = _GlobalStepsSeen(), _GlobalStepsSeen()
+    estimator.train(dataset_input_fn(repeat=True), steps=5, hooks=[first])
+    estimator.train(dataset_input_fn(repeat=True), steps=3, hooks=[second])
+    assert first.steps == [0, 1, 2, 3, 4]
+    assert second.steps == [0, 1, 2]
+    after = estimator.evaluate(dataset_input_fn(n=32, batch=16))
+    assert after["global_step"] == 0
+    assert after["loss"] == pytest.approx(untrained["loss"], rel=1e-6)
+
+
 def test_tf_random_seed_makes_initial_values_the_same_every_run(tmp_path):
     def model_fn(features, labels, mode):
         weights = tf.compat.v1.get_variable("weights", [3, 2])  # glorot, no op seed

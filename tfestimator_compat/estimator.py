@@ -74,8 +74,9 @@ class Estimator:
         self._model_fn = model_fn
         self._params = copy.deepcopy(params or {})
         self._warm_start_settings = warm_starting.settings_from(warm_start_from)
-        self._store = VariableStore(distribution.variable_strategy(self._config))
+        self._store = None
         self._reusable = {}
+        self._fresh_variables()
         _logging.info("Using config: %s", {k: v for k, v in vars(self._config).items()})
 
     @property
@@ -160,10 +161,12 @@ class Estimator:
 
     def _train_writing_to(self, config, input_fn, hooks, listeners, latest, start_step, last_step):
         """Trains, writing checkpoints, summaries and graph to `config.model_dir`."""
+        self._start_from(latest)
         inputs = self._call_input_fn(input_fn, ModeKeys.TRAIN)
         graph = self._trace(ModeKeys.TRAIN, inputs)
         spec = graph.spec
         self._initialize(graph, latest)
+        self._store_trained = True
         saver = None
         if config.save_checkpoints_steps or config.save_checkpoints_secs:
             saver = checkpoints.CheckpointSaver(
@@ -230,6 +233,8 @@ class Estimator:
     ):
         """Evaluates `checkpoint_path`, or the variables as they are when `in_memory`."""
         hooks = _check_hooks(hooks)
+        if not in_memory:
+            self._start_from(checkpoint_path)
         inputs = self._call_input_fn(input_fn, ModeKeys.EVAL)
         graph, model = self._traced(ModeKeys.EVAL, inputs)
         spec = graph.spec
@@ -271,6 +276,7 @@ class Estimator:
         hooks = _check_hooks(hooks)
         follow_latest = not checkpoint_path
         checkpoint_path = self._checkpoint_for("predict", checkpoint_path)
+        self._start_from(checkpoint_path)
         inputs = self._call_input_fn(input_fn, ModeKeys.PREDICT)
         inputs = inputs.features_only()
         graph, model = self._traced(ModeKeys.PREDICT, inputs)
@@ -405,6 +411,22 @@ class Estimator:
     def _max_steps_per_call(self):
         """The most training steps one call of the step function may run."""
         return MAX_STEPS_PER_CALL
+
+    def _fresh_variables(self):
+        """Starts over with a new, empty variable store (and no traces of the old one)."""
+        self._store = VariableStore(distribution.variable_strategy(self._config))
+        self._store_trained = False
+        self._reusable.clear()
+
+    def _start_from(self, checkpoint_path):
+        """Makes a call without a checkpoint start from initial values, as in the original.
+
+        The original built a fresh graph per call, so with no checkpoint to
+        restore (checkpointing off) every call started from scratch at step 0.
+        Variables a previous `train()` changed are dropped for new ones then.
+        """
+        if checkpoint_path is None and self._store_trained:
+            self._fresh_variables()
 
     def _checkpoint_for(self, action, checkpoint_path):
         if checkpoint_path:
