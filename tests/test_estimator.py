@@ -229,7 +229,7 @@ def test_params_and_config_reach_the_input_fn(model_dir):
     assert seen["input_context"].num_input_pipelines == 1
 
 
-def test_evaluate_and_predict_reuse_the_traced_model_fn_unless_it_returns_hooks(model_dir):
+def test_calls_reuse_the_traced_model_fn_unless_it_returns_hooks(model_dir):
     calls = []
 
     def model_fn(features, labels, mode, params):
@@ -237,6 +237,8 @@ def test_evaluate_and_predict_reuse_the_traced_model_fn_unless_it_returns_hooks(
         spec = classifier_model_fn(features, labels, mode, params)
         if params.get("hooks") and mode == est.ModeKeys.EVAL:
             spec = spec._replace(evaluation_hooks=[est.StopAtStepHook(num_steps=1)])
+        if params.get("hooks") and mode == est.ModeKeys.TRAIN:
+            spec = spec._replace(training_hooks=[est.StopAtStepHook(num_steps=1)])
         return spec
 
     estimator = est.Estimator(model_fn, model_dir=model_dir, params={})
@@ -245,14 +247,22 @@ def test_evaluate_and_predict_reuse_the_traced_model_fn_unless_it_returns_hooks(
     estimator.train(dataset_input_fn(repeat=True), steps=2)
     second = estimator.evaluate(dataset_input_fn())
     assert calls.count(est.ModeKeys.EVAL) == 1
+    assert calls.count(est.ModeKeys.TRAIN) == 1
     assert (first["global_step"], second["global_step"]) == (2, 4)
     assert first["loss"] != second["loss"], "each call restores the newest checkpoint"
+    # Another kind of input (finite, not repeated) is traced anew.
+    estimator.train(dataset_input_fn(n=16), steps=1)
+    assert calls.count(est.ModeKeys.TRAIN) == 2
+    assert estimator.get_variable_value("global_step") == 5
 
     hooked = est.Estimator(model_fn, model_dir=model_dir, params={"hooks": True})
     calls.clear()
     hooked.evaluate(dataset_input_fn())
     hooked.evaluate(dataset_input_fn())
+    hooked.train(dataset_input_fn(repeat=True), steps=1)
+    hooked.train(dataset_input_fn(repeat=True), steps=1)
     assert calls.count(est.ModeKeys.EVAL) == 2
+    assert calls.count(est.ModeKeys.TRAIN) == 2
 
 
 def test_multi_batch_metrics_are_exact_every_time(model_dir):

@@ -1,8 +1,9 @@
 """`Estimator`: train, evaluate and predict with a TF1-style `model_fn` on Keras 3.
 
-Each call traces the `model_fn` once for its mode (`ModelFnGraph`), restores
-the variables from `model_dir`'s newest checkpoint (or warm-starts them), and
-runs the steps through a `ModelFnModel` with Keras's loop. This class only
+Each call traces the `model_fn` for its mode (`ModelFnGraph`), or reuses an
+earlier call's trace for inputs of the same signature, restores the variables
+from `model_dir`'s newest checkpoint (or warm-starts them), and runs the steps
+through a `ModelFnModel` with Keras's loop. This class only
 orchestrates; the mechanisms live in their own modules.
 """
 
@@ -163,7 +164,7 @@ class Estimator:
         """Trains, writing checkpoints, summaries and graph to `config.model_dir`."""
         self._start_from(latest)
         inputs = self._call_input_fn(input_fn, ModeKeys.TRAIN)
-        graph = self._trace(ModeKeys.TRAIN, inputs)
+        graph, model = self._traced(ModeKeys.TRAIN, inputs)
         spec = graph.spec
         self._initialize(graph, latest)
         self._store_trained = True
@@ -180,9 +181,11 @@ class Estimator:
                 "There should be a CheckpointSaverHook to use saving_listeners. "
                 "Set save_checkpoints_steps or save_checkpoints_secs in the RunConfig."
             )
-        graph.graph.add_to_collection(
-            tf.compat.v1.GraphKeys.SAVERS, SaverForHooks(self._variables_of(graph))
-        )
+        if not graph.graph.get_collection(tf.compat.v1.GraphKeys.SAVERS):
+            # Once per traced graph: a reused one already has it.
+            graph.graph.add_to_collection(
+                tf.compat.v1.GraphKeys.SAVERS, SaverForHooks(self._variables_of(graph))
+            )
         all_hooks = hooks + list(spec.training_hooks)
         if config.is_chief:
             all_hooks += list(spec.training_chief_hooks)
@@ -200,8 +203,6 @@ class Estimator:
             self._max_steps_per_call(),
         )
         tf.io.gfile.makedirs(config.model_dir)
-        model = ModelFnModel(graph, inputs.has_labels, inputs.endless)
-        model.compile()
         runner.begin()
         model.fit(
             inputs.dataset,
@@ -441,7 +442,7 @@ class Estimator:
         return latest
 
     def _traced(self, mode, inputs):
-        """The traced model_fn and its Keras model for evaluate() or predict().
+        """The traced model_fn and its Keras model for train(), evaluate() or predict().
 
         They are reused by later calls with the same input signature: tracing
         and the first run of new functions cost more than the original's graph
@@ -455,7 +456,13 @@ class Estimator:
         model = ModelFnModel(graph, inputs.has_labels, inputs.endless)
         model.compile()
         spec = graph.spec
-        if not (spec.evaluation_hooks or spec.prediction_hooks):
+        hooks = (
+            spec.training_hooks
+            or spec.training_chief_hooks
+            or spec.evaluation_hooks
+            or spec.prediction_hooks
+        )
+        if not hooks:
             self._reusable[key] = (graph, model)
         return graph, model
 

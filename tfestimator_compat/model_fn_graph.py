@@ -304,7 +304,7 @@ class ModelFnGraph:
         (ops come back as None). Functions are cached by the objects involved.
         """
         feeds = self._feeds if feeds is None else list(feeds)
-        key = tuple(id(x) for x in tf.nest.flatten((feeds, fetches)))
+        key = cache_key((feeds, fetches))
         if key not in self._functions:
             # The fetches stay referenced so their ids stay unique.
             self._functions[key] = (self._pruned(feeds, fetches), (feeds, fetches))
@@ -337,6 +337,16 @@ class ModelFnGraph:
         """The batch as the flat list of tensors the pruned functions take."""
         batch = (features,) if labels is None else (features, labels)
         return tf.nest.flatten(batch, expand_composites=True)
+
+
+def cache_key(structure):
+    """A key for functions made for `structure`: the objects in it and where they are.
+
+    Two fetch dicts holding the same tensors under different names need
+    different functions, as the outputs are named after the fetches.
+    """
+    objects = tuple(id(x) for x in tf.nest.flatten(structure))
+    return objects, repr(tf.nest.map_structure(lambda _: None, structure))
 
 
 def _handles(variable):
