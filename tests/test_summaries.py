@@ -32,7 +32,12 @@ def summarizing_model_fn(features, labels, mode):
 
 def accumulate(directory):
     accumulator = event_accumulator.EventAccumulator(
-        directory, size_guidance={event_accumulator.TENSORS: 0, event_accumulator.SCALARS: 0}
+        directory,
+        size_guidance={
+            event_accumulator.TENSORS: 0,
+            event_accumulator.SCALARS: 0,
+            event_accumulator.HISTOGRAMS: 0,
+        },
     )
     return accumulator.Reload()
 
@@ -50,6 +55,54 @@ def test_training_summaries_every_save_summary_steps(model_dir):
     assert [e.step for e in events.Scalars("loss")] == [0, 10, 20]
     assert [e.step for e in events.Scalars("global_step/sec")] == [10, 20]
     assert events.Graph() is not None
+
+
+class CountingCallback(tf.keras.callbacks.Callback):
+    """Counts step-function calls: Keras callbacks passed as hooks see each call."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.count += 1
+
+
+def test_fast_steps_span_several_summary_periods_per_call(tmp_path, caplog):
+    # A fast model runs many summary/log periods per call; each period's
+    # summaries and logs still land on exactly their step, with the values of
+    # that step: the same as when a hook makes every call run one step.
+    def train(name, hooks):
+        config = est.RunConfig(
+            model_dir=str(tmp_path / name),
+            save_summary_steps=10,
+            log_step_count_steps=10,
+            tf_random_seed=1,
+        )
+        estimator = est.Estimator(summarizing_model_fn, config=config)
+        calls = CountingCallback()
+        estimator.train(dataset_input_fn(repeat=True), steps=400, hooks=hooks + [calls])
+        return accumulate(config.model_dir), calls.count
+
+    with caplog.at_level(logging.INFO, logger="tensorflow"):
+        chunked, chunked_calls = train("chunked", [])
+    logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith("loss = ")]
+    stepwise, stepwise_calls = train("stepwise", [est.SessionRunHook()])
+    assert stepwise_calls == 400
+    assert chunked_calls < 40  # fewer calls than summary periods
+    steps = list(range(0, 400, 10))
+    assert [e.step for e in chunked.Scalars("loss")] == steps
+    assert [e.step for e in chunked.Scalars("mean_logit")] == steps
+    assert [e.step for e in chunked.Histograms("hidden")] == steps
+    assert [e.step for e in chunked.Scalars("global_step/sec")] == steps[1:]
+    assert all(e.value > 0 for e in chunked.Scalars("global_step/sec"))
+    for tag in ("loss", "mean_logit"):
+        np.testing.assert_allclose(
+            [e.value for e in chunked.Scalars(tag)],
+            [e.value for e in stepwise.Scalars(tag)],
+            rtol=1e-5,
+        )
+    assert [int(message.rsplit("= ", 1)[1]) for message in logged] == steps
 
 
 def test_eval_metrics_in_eval_dirs(model_dir):

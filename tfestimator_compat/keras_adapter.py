@@ -13,6 +13,8 @@ exactly the steps they are due.
 import keras
 import tensorflow as tf
 
+from tfestimator_compat.model_fn_graph import cache_key
+
 
 def _batch_major_shape(shape):
     """The shape of one batch's rows of a fetch (scalars become one row)."""
@@ -49,6 +51,71 @@ class _StepFunctions:
         self.made = {}
 
 
+def _stacked(array, dtype):
+    """The values written to a `TensorArray`, stacked; none when none were."""
+    return tf.cond(array.size() > 0, array.stack, lambda: tf.zeros([0], dtype))
+
+
+class _EndlessInput:
+    """Step data of an input that repeats forever: batches, read without checks.
+
+    One step's data is a batch, or a tuple of one batch per replica.
+    """
+
+    def __init__(self, iterator, replicas):
+        self._iterator = iterator
+        self._replicas = replicas
+
+    def batch(self):
+        """The next step's batches, read directly (raises at the end of input)."""
+        if self._replicas == 1:
+            return self._iterator.get_next()
+        return tuple(self._iterator.get_next() for _ in range(self._replicas))
+
+    def read(self):
+        """The next step's data, as the loop carries it."""
+        return self.batch()
+
+    def holding(self, batch):
+        """`batch`, read directly, as the loop carries data."""
+        return batch
+
+    def nothing(self, like):
+        """What stands for data not read: any value of the data's structure."""
+        return like
+
+    def more(self, steps_left, data):
+        """Whether a step runs on `data`: steps are left and data is there."""
+        return steps_left
+
+    def value(self, data):
+        return data
+
+
+class _FiniteInput(_EndlessInput):
+    """Step data of an input that may end: optionals, one per replica, empty at
+    the end. A step short of a batch per replica does not run, as the
+    original's per-replica iterators stopped."""
+
+    def read(self):
+        return [self._iterator.get_next_as_optional() for _ in range(self._replicas)]
+
+    def holding(self, batch):
+        batches = batch if self._replicas > 1 else (batch,)
+        return [tf.experimental.Optional.from_value(b) for b in batches]
+
+    def nothing(self, like):
+        return [tf.experimental.Optional.empty(self._iterator.element_spec) for _ in like]
+
+    def more(self, steps_left, data):
+        return tf.logical_and(steps_left, tf.reduce_all([o.has_value() for o in data]))
+
+    def value(self, data):
+        if self._replicas == 1:
+            return data[0].get_value()
+        return tuple(optional.get_value() for optional in data)
+
+
 class ModelFnModel(keras.Model):
     """Runs a `ModelFnGraph` as Keras steps.
 
@@ -70,6 +137,9 @@ class ModelFnModel(keras.Model):
         self.last_steps_run = 0
         self.steps_run = 0
         self.steps_per_call = 1
+        # Every this many steps a step fetches what the first one does (None: only the first).
+        self.event_every = None
+        self.event_outputs = {}
         self._predict_iterator = None
         with tf.init_scope():
             self._loss_total = tf.Variable(0.0, trainable=False, name="eval_loss_total")
@@ -102,21 +172,6 @@ class ModelFnModel(keras.Model):
         outputs = self._steps.active(*flat)
         return {key: value for key, value in outputs.items() if value is not None}
 
-    def _next_step_data(self, iterator):
-        """One step's data: the next batch, or the next one per replica."""
-        if self._graph.num_replicas == 1:
-            return iterator.get_next()
-        return tuple(iterator.get_next() for _ in range(self._graph.num_replicas))
-
-    def _next_step_data_as_optional(self, iterator):
-        """`(has_value, get_value)` for one step's data; a step short of a batch per
-        replica does not run, as the original's per-replica iterators stopped."""
-        optionals = [iterator.get_next_as_optional() for _ in range(self._graph.num_replicas)]
-        has_value = tf.reduce_all([optional.has_value() for optional in optionals])
-        if self._graph.num_replicas == 1:
-            return has_value, optionals[0].get_value
-        return has_value, lambda: tuple(optional.get_value() for optional in optionals)
-
     def train_step(self, data):
         return self._call_graph(data)
 
@@ -137,70 +192,116 @@ class ModelFnModel(keras.Model):
     def _multi_step_function(self, step_function):
         """A `tf.function` that runs up to `n` steps on batches of `iterator`.
 
-        It returns the first step's outputs (which include the first-step
-        fetches), the last step's outputs, and how many steps ran (fewer than
-        `n` at the end of the input). `n` is a tensor, so one trace serves
-        every chunk size the training loop picks.
+        When the first step fetches more than the others (summaries, logged
+        values, what hooks ask for), that step runs the first-step function,
+        and so does every step `every` steps after it. The function returns
+        the first step's outputs, the last step's outputs, how many steps ran
+        (fewer than `n` at the end of the input), and the extra fetches of the
+        later event steps, stacked. `n` and `every` are tensors, so one trace
+        serves every chunk the training loop picks.
+
+        Each step's batch is read while the step before it runs (nothing
+        orders the two), and only when that next step is due, so a call takes
+        exactly the batches of the steps it runs.
         """
 
         def one_step(data):
             return self.distribute_strategy.run(step_function, args=(data,))
 
-        # Loops below run one step at a time (parallel_iterations=1): steps
-        # update the same variables, and a step must see the previous one's
-        # updates, as consecutive Session runs did.
-
         def relaxed(structure):
             return tf.nest.map_structure(lambda t: tf.TensorShape(None), structure)
 
-        def endless_steps(iterator, n, start, outputs):
-            # An infinite input never runs out inside a chunk: no checks needed.
-            def next_step(i, outputs):
-                return i + 1, one_step(self._next_step_data(iterator))
-
-            _, outputs = tf.while_loop(
-                lambda i, outputs: i < n,
-                next_step,
-                (start, outputs),
-                shape_invariants=(tf.TensorShape([]), relaxed(outputs)),
-                parallel_iterations=1,
-            )
-            return outputs, n
-
-        def steps_until_end(iterator, n, start, outputs):
-            def more(i, done, outputs):
-                return tf.logical_and(i < n, tf.logical_not(done))
-
-            def next_step(i, done, outputs):
-                has_value, get_value = self._next_step_data_as_optional(iterator)
-                outputs = tf.cond(has_value, lambda: one_step(get_value()), lambda: outputs)
-                return i + tf.cast(has_value, tf.int32), tf.logical_not(has_value), outputs
-
-            invariants = (tf.TensorShape([]), tf.TensorShape([]), relaxed(outputs))
-            ran, _, outputs = tf.while_loop(
-                more,
-                next_step,
-                (start, tf.constant(False), outputs),
-                shape_invariants=invariants,
-                parallel_iterations=1,
-            )
-            return outputs, ran
-
-        more_steps = endless_steps if self.endless_input else steps_until_end
+        def specs(structure):
+            return tf.nest.map_structure(tf.type_spec_from_value, structure)
 
         @tf.autograph.experimental.do_not_convert
-        def multi_step(iterator, n):
+        def multi_step(iterator, n, every):
             steps = self._steps
+            source_type = _EndlessInput if self.endless_input else _FiniteInput
+            source = source_type(iterator, self._graph.num_replicas)
+
+            def read_ahead(i, data):
+                return tf.cond(i + 1 < n, source.read, lambda: source.nothing(data))
+
+            def next_step(i, outputs, data):
+                following = read_ahead(i, data)
+                return i + 1, one_step(source.value(data)), following
+
+            def plain_steps(start, stop, outputs, data):
+                # Steps run one at a time (parallel_iterations=1): they update
+                # the same variables, and a step must see the previous one's
+                # updates, as consecutive Session runs did.
+                return tf.while_loop(
+                    lambda i, outputs, data: source.more(i < stop, data),
+                    next_step,
+                    (start, outputs, data),
+                    shape_invariants=(tf.TensorShape([]), relaxed(outputs), specs(data)),
+                    parallel_iterations=1,
+                )
+
             if steps.first_fetches.keys() == steps.fetches.keys():
                 # Every step alike: one traced step inside the loop.
-                last, ran = more_steps(iterator, n, tf.constant(0), _zeros_like(steps.fetches))
-                return last, last, ran
-            steps.active = steps.first_graph_function
-            first = one_step(self._next_step_data(iterator))
-            steps.active = steps.graph_function
-            rest = {key: first[key] for key in first if key in steps.fetches}
-            last, ran = more_steps(iterator, n, tf.constant(1), rest)
-            return first, last, ran
+                zeros = _zeros_like(steps.fetches)
+                ran, last, _ = plain_steps(tf.constant(0), n, zeros, source.read())
+                return last, last, ran, {}
+
+            def event_step(i, data):
+                following = read_ahead(i, data)
+                steps.active = steps.first_graph_function
+                outputs = one_step(source.value(data))
+                steps.active = steps.graph_function
+                return outputs, following
+
+            # The first step reads its batch directly: at the end of the input
+            # that raises OutOfRangeError, which ends the epoch.
+            first, data = event_step(tf.constant(0), source.holding(source.batch()))
+            outputs = {key: first[key] for key in first if key in steps.fetches}
+            extras = [key for key in first if key not in steps.fetches]
+            if not all(isinstance(first[key], tf.Tensor) for key in extras):
+                # Nested fetches (hooks' requests) come from one-step calls only.
+                ran, last, _ = plain_steps(tf.constant(1), n, outputs, data)
+                return first, last, ran, {}
+            arrays = {
+                key: tf.TensorArray(
+                    first[key].dtype, size=0, dynamic_size=True, element_shape=first[key].shape
+                )
+                for key in extras
+            }
+
+            def segment(i, outputs, data, arrays):
+                """Plain steps up to the next event step, then that step when due."""
+                i, outputs, data = plain_steps(
+                    i, tf.minimum(n, (i // every + 1) * every), outputs, data
+                )
+
+                def event():
+                    fetched, following = event_step(i, data)
+                    written = {
+                        key: arrays[key].write(i // every - 1, fetched[key]) for key in extras
+                    }
+                    return i + 1, {key: fetched[key] for key in outputs}, following, written
+
+                unchanged = lambda: (i, outputs, data, arrays)  # noqa: E731
+                return tf.cond(source.more(i < n, data), event, unchanged)
+
+            ran, last, _, arrays = tf.while_loop(
+                lambda i, outputs, data, arrays: source.more(i < n, data),
+                segment,
+                (tf.constant(1), outputs, data, arrays),
+                shape_invariants=(
+                    tf.TensorShape([]),
+                    relaxed(outputs),
+                    specs(data),
+                    relaxed(arrays),
+                ),
+                parallel_iterations=1,
+            )
+            return (
+                first,
+                last,
+                ran,
+                {key: _stacked(arrays[key], first[key].dtype) for key in extras},
+            )
 
         return tf.function(multi_step, reduce_retracing=True)
 
@@ -209,11 +310,13 @@ class ModelFnModel(keras.Model):
 
         def run(iterator):
             multi_step = self._cached(kind, lambda: self._multi_step_function(step_function))
-            first, outputs, ran = multi_step(iterator, tf.constant(self.steps_per_call))
+            n, every = self.steps_per_call, self.event_every or self.steps_per_call
+            first, outputs, ran, events = multi_step(iterator, tf.constant(n), tf.constant(every))
             if int(ran) == 0:
                 raise StopIteration  # the input ended before this call
             self.first_outputs = first
             self.last_outputs = outputs
+            self.event_outputs = events
             self.last_steps_run = int(ran)
             self.steps_run += self.last_steps_run
             return {"loss": outputs["loss"]} if "loss" in outputs else {}
@@ -222,8 +325,7 @@ class ModelFnModel(keras.Model):
 
     def _cached(self, kind, make):
         fetches = self._steps.first_fetches
-        key = (kind, tuple(sorted(self._steps.fetches)), tuple(sorted(fetches)))
-        key += tuple(id(x) for x in tf.nest.flatten(fetches))
+        key = (kind, cache_key(self._steps.fetches), cache_key(fetches))
         if key not in self._steps.made:
             # The fetches stay referenced so their ids stay unique.
             self._steps.made[key] = (make(), fetches)

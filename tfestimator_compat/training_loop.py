@@ -7,16 +7,24 @@ event lands on exactly its step:
 - a checkpoint is due after step `last_saved + save_checkpoints_steps`;
 - summaries and the loss/steps-per-second log are due at the step the run
   starts at (0, 100, 200, ... as the original's hooks read the global step in
-  the same run), and only that step fetches them;
+  the same run), and only the steps they are due at fetch them. A chunk
+  starting where they are due may span several of them when they share one
+  period: its steps at multiples of that period fetch them too, and they are
+  written and logged after the call, each with its own step. How many
+  periods a chunk spans follows the measured speed, so a call lasts about
+  `SECONDS_PER_CALL` and logs stay prompt for slow models;
 - `max_steps` (or evaluation `steps`) ends the last chunk;
 - `SessionRunHook`s see every step, so with hooks each call runs one step.
 
 Time-based checkpoints (`save_checkpoints_secs`) are checked after each call.
+Chunk sizes count one global step per step, as a train op built with
+`global_step=` makes them.
 """
 
 import math
 import os
 import sys
+import time
 
 import keras
 import tensorflow as tf
@@ -27,6 +35,8 @@ from tfestimator_compat.hooks import NanLossDuringTrainingError
 _logging = tf.compat.v1.logging
 # Longest chunk when no event bounds it, so time-based saving stays prompt.
 MAX_STEPS_PER_CALL = 1000
+# About how long a chunk spanning several summary/log periods may run.
+SECONDS_PER_CALL = 1.0
 
 
 class _StepLoop(keras.callbacks.Callback):
@@ -94,9 +104,9 @@ class TrainingLoop(_StepLoop):
         self._save_timer = saver and tf.compat.v1.train.SecondOrStepTimer(
             every_secs=config.save_checkpoints_secs, every_steps=config.save_checkpoints_steps
         )
-        self._rate_timer = tf.compat.v1.train.SecondOrStepTimer(
-            every_steps=config.log_step_count_steps
-        )
+        self._last_log = None  # (step, time) of the previous loss log
+        self._steps_per_sec = None  # measured over the previous call
+        self._call_started = None
         self._progress = None
         self.step = None
         self.loss = None
@@ -126,10 +136,14 @@ class TrainingLoop(_StepLoop):
         periodic = [(self._next_log, self._config.log_step_count_steps)]
         if self._summary_op is not None:
             periodic.append((self._next_summary, self._config.save_summary_steps))
-        for due, every in periodic:
-            # An event due now is fetched by this call's first step; the call
-            # then ends before the next one.
-            bounds.append(due - self.step if due > self.step else every)
+        every = self._shared_period(periodic)
+        if every is None:
+            for due, period in periodic:
+                # An event due now is fetched by this call's first step; the
+                # call then ends before the next one.
+                bounds.append(due - self.step if due > self.step else period)
+        else:
+            bounds.append(every * self._periods_per_call(every))
         if self._last_step is not None:
             bounds.append(self._last_step - self.step)
         if self._saver is not None and self._config.save_checkpoints_steps:
@@ -140,26 +154,53 @@ class TrainingLoop(_StepLoop):
             first_step_fetches["summary"] = self._summary_op
         if self._next_log <= self.step:
             first_step_fetches["logged_loss"] = self._base_fetches["loss"]
+        self.model.event_every = every
         self._prepare_call(min(bounds), first_step_fetches)
+        self._call_started = time.time()
+
+    def _shared_period(self, periodic):
+        """The period of the summaries and logs when all are due now at one period.
+
+        Only then may a chunk span several of them (steps at multiples of the
+        period fetch them); hooks see each step, so with hooks it never does.
+        """
+        periods = {period for _, period in periodic}
+        due_now = all(due <= self.step for due, _ in periodic)
+        if len(periods) != 1 or not due_now or self._runner.hooks:
+            return None
+        return periods.pop()
+
+    def _periods_per_call(self, every):
+        """How many event periods the next chunk may span, from the measured speed."""
+        if not self._steps_per_sec:
+            return 1
+        return max(1, int(self._steps_per_sec * SECONDS_PER_CALL) // every)
 
     def on_train_batch_end(self, batch, logs=None):
-        first, last = self.model.first_outputs, self.model.last_outputs
+        model = self.model
+        first, last = model.first_outputs, model.last_outputs
         # The step this call started at, as the original's hooks saw it.
         first_step, self.step = self.step, int(self._global_step.numpy())
+        elapsed = time.time() - self._call_started
+        if elapsed > 0:
+            self._steps_per_sec = model.last_steps_run / elapsed
         self.loss = last["loss"].numpy()
-        for loss in (first["loss"].numpy(), self.loss):
-            if math.isnan(float(loss)):
-                _logging.error("Model diverged with loss = NaN.")
-                raise NanLossDuringTrainingError
+        events = self._events_of_call(first_step, first, model.event_every, model.event_outputs)
+        losses = [first["loss"].numpy(), self.loss]
+        losses += [fetched["logged_loss"] for _, fetched in events if "logged_loss" in fetched]
+        if any(math.isnan(float(loss)) for loss in losses):
+            _logging.error("Model diverged with loss = NaN.")
+            raise NanLossDuringTrainingError
         stop = self._finish_call()
-        if "summary" in first:
-            summaries.write_summary(
-                self.model_dir, first["summary"].numpy(), first_step, flush=False
-            )
-            self._next_summary = first_step + self._config.save_summary_steps
-        if "logged_loss" in first:
-            self._log(first_step, first["logged_loss"].numpy())
-            self._next_log = first_step + self._config.log_step_count_steps
+        for event_step, fetched in events:
+            if "summary" in fetched:
+                summaries.write_summary(self.model_dir, fetched["summary"], event_step, flush=False)
+                self._next_summary = event_step + self._config.save_summary_steps
+            if "logged_loss" in fetched:
+                # The step's time, as if the call's steps took equal time.
+                done = (event_step - first_step) / max(self.step - first_step, 1)
+                self._log(event_step, fetched["logged_loss"], self._call_started + done * elapsed)
+                self._next_log = event_step + self._config.log_step_count_steps
         if self._saver is not None and self._save_timer.should_trigger_for_step(self.step):
             stop = self._save(self.step) or stop
         if self._last_step is not None and self.step >= self._last_step:
@@ -168,6 +209,19 @@ class TrainingLoop(_StepLoop):
             self._progress.update(self.step, [("loss", float(self.loss))])
         if stop:
             self.model.stop_training = True
+
+    @staticmethod
+    def _events_of_call(first_step, first, every, later):
+        """`(step, {name: value})` for the first step's extra fetches and for each
+        later step of the call that fetched them, in step order."""
+        names = ("summary", "logged_loss")
+        events = [(first_step, {name: first[name].numpy() for name in names if name in first})]
+        arrays = {name: later[name].numpy() for name in names if name in later}
+        count = min((len(values) for values in arrays.values()), default=0)
+        for index in range(count):
+            fetched = {name: values[index] for name, values in arrays.items()}
+            events.append((first_step + (index + 1) * every, fetched))
+        return [(step, fetched) for step, fetched in events if fetched]
 
     def on_train_end(self, logs=None):
         if self.step is None:
@@ -198,16 +252,18 @@ class TrainingLoop(_StepLoop):
                 stop = True
         return stop
 
-    def _log(self, run_step, loss):
+    def _log(self, run_step, loss, when):
         _logging.info("loss = %s, step = %d", loss, run_step)
-        elapsed, steps = self._rate_timer.update_last_triggered_step(run_step)
-        if elapsed and steps:
-            rate = steps / elapsed
-            _logging.info("global_step/sec: %g", rate)
-            summary = tf.compat.v1.Summary(
-                value=[tf.compat.v1.Summary.Value(tag="global_step/sec", simple_value=rate)]
-            )
-            summaries.write_summary(self.model_dir, summary, run_step, flush=False)
+        if self._last_log is not None:
+            last_step, last_time = self._last_log
+            if run_step > last_step and when > last_time:
+                rate = (run_step - last_step) / (when - last_time)
+                _logging.info("global_step/sec: %g", rate)
+                summary = tf.compat.v1.Summary(
+                    value=[tf.compat.v1.Summary.Value(tag="global_step/sec", simple_value=rate)]
+                )
+                summaries.write_summary(self.model_dir, summary, run_step, flush=False)
+        self._last_log = (run_step, when)
 
 
 class EvaluationLoop(_StepLoop):
