@@ -4,6 +4,7 @@ import logging
 import os
 
 import numpy as np
+import pytest
 import tensorflow as tf
 from helpers import dataset_input_fn
 from tensorboard.backend.event_processing import event_accumulator
@@ -68,29 +69,30 @@ class CountingCallback(tf.keras.callbacks.Callback):
         self.count += 1
 
 
-def test_fast_steps_span_several_summary_periods_per_call(tmp_path, caplog):
+@pytest.mark.parametrize("period, total", [(10, 400), (1, 60)])
+def test_fast_steps_span_several_summary_periods_per_call(tmp_path, caplog, period, total):
     # A fast model runs many summary/log periods per call; each period's
     # summaries and logs still land on exactly their step, with the values of
     # that step: the same as when a hook makes every call run one step.
     def train(name, hooks):
         config = est.RunConfig(
             model_dir=str(tmp_path / name),
-            save_summary_steps=10,
-            log_step_count_steps=10,
+            save_summary_steps=period,
+            log_step_count_steps=period,
             tf_random_seed=1,
         )
         estimator = est.Estimator(summarizing_model_fn, config=config)
         calls = CountingCallback()
-        estimator.train(dataset_input_fn(repeat=True), steps=400, hooks=hooks + [calls])
+        estimator.train(dataset_input_fn(repeat=True), steps=total, hooks=hooks + [calls])
         return accumulate(config.model_dir), calls.count
 
     with caplog.at_level(logging.INFO, logger="tensorflow"):
         chunked, chunked_calls = train("chunked", [])
     logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith("loss = ")]
     stepwise, stepwise_calls = train("stepwise", [est.SessionRunHook()])
-    assert stepwise_calls == 400
-    assert chunked_calls < 40  # fewer calls than summary periods
-    steps = list(range(0, 400, 10))
+    assert stepwise_calls == total
+    steps = list(range(0, total, period))
+    assert chunked_calls < len(steps) / 2  # calls span several summary periods
     assert [e.step for e in chunked.Scalars("loss")] == steps
     assert [e.step for e in chunked.Scalars("mean_logit")] == steps
     assert [e.step for e in chunked.Histograms("hidden")] == steps

@@ -270,9 +270,8 @@ class ModelFnModel(keras.Model):
 
             def segment(i, outputs, data, arrays):
                 """Plain steps up to the next event step, then that step when due."""
-                i, outputs, data = plain_steps(
-                    i, tf.minimum(n, (i // every + 1) * every), outputs, data
-                )
+                next_event = (i + every - 1) // every * every
+                i, outputs, data = plain_steps(i, tf.minimum(n, next_event), outputs, data)
 
                 def event():
                     fetched, following = event_step(i, data)
