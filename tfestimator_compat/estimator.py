@@ -10,6 +10,7 @@ orchestrates; the mechanisms live in their own modules.
 import copy
 import os
 import tempfile
+import warnings
 
 import keras
 import numpy as np
@@ -204,13 +205,17 @@ class Estimator:
         )
         tf.io.gfile.makedirs(config.model_dir)
         runner.begin()
-        model.fit(
-            inputs.dataset,
-            epochs=1,
-            shuffle=False,
-            verbose=0,
-            callbacks=[loop] + keras_callbacks(all_hooks),
-        )
+        with warnings.catch_warnings():
+            # Training to the end of a finite input is how the original ran
+            # without steps; Keras warns about it and suggests `.repeat()`.
+            warnings.filterwarnings("ignore", message="Your input ran out of data")
+            model.fit(
+                inputs.dataset,
+                epochs=1,
+                shuffle=False,
+                verbose=0,
+                callbacks=[loop] + keras_callbacks(all_hooks),
+            )
         return loop.loss
 
     @in_eager_mode
