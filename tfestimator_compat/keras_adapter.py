@@ -280,7 +280,9 @@ class ModelFnModel(keras.Model):
                     }
                     return i + 1, {key: fetched[key] for key in outputs}, following, written
 
-                unchanged = lambda: (i, outputs, data, arrays)  # noqa: E731
+                def unchanged():
+                    return i, outputs, data, arrays
+
                 return tf.cond(source.more(i < n, data), event, unchanged)
 
             ran, last, _, arrays = tf.while_loop(
