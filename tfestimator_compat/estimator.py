@@ -19,6 +19,7 @@ import tensorflow as tf
 from tfestimator_compat import checkpoints
 from tfestimator_compat import distribution
 from tfestimator_compat import fn_args
+from tfestimator_compat import session_config
 from tfestimator_compat import summaries
 from tfestimator_compat import warm_starting
 from tfestimator_compat.eager import in_eager_mode
@@ -70,6 +71,7 @@ class Estimator:
 
     def __init__(self, model_fn, model_dir=None, config=None, params=None, warm_start_from=None):
         self._config = _config_with_model_dir(config, model_dir)
+        session_config.apply(self._config.session_config)
         if model_fn is None:
             raise ValueError("model_fn must be provided to Estimator.")
         verify_model_fn_args(model_fn, params)
