@@ -18,33 +18,29 @@ names it. TF2 always places ops softly (`allow_soft_placement`); other fields
 import tensorflow as tf
 
 _logging = tf.compat.v1.logging
+_threading = tf.config.threading
+# ConfigProto field, and how TF2 reads and sets that thread pool's size.
+_THREAD_POOLS = (
+    (
+        "intra_op_parallelism_threads",
+        _threading.get_intra_op_parallelism_threads,
+        _threading.set_intra_op_parallelism_threads,
+    ),
+    (
+        "inter_op_parallelism_threads",
+        _threading.get_inter_op_parallelism_threads,
+        _threading.set_inter_op_parallelism_threads,
+    ),
+)
 
 
 def apply(session_config):
     """Applies what `session_config` (a `ConfigProto`, or None) sets to the TF2 runtime."""
     if session_config is None:
         return
-    settings = []
-    if session_config.intra_op_parallelism_threads:
-        settings.append(
-            (
-                "intra_op_parallelism_threads",
-                tf.config.threading.get_intra_op_parallelism_threads,
-                tf.config.threading.set_intra_op_parallelism_threads,
-                session_config.intra_op_parallelism_threads,
-            )
-        )
-    if session_config.inter_op_parallelism_threads:
-        settings.append(
-            (
-                "inter_op_parallelism_threads",
-                tf.config.threading.get_inter_op_parallelism_threads,
-                tf.config.threading.set_inter_op_parallelism_threads,
-                session_config.inter_op_parallelism_threads,
-            )
-        )
-    for field, get, set_value, value in settings:
-        if get() != value:
+    for field, get, set_value in _THREAD_POOLS:
+        value = getattr(session_config, field)
+        if value and get() != value:  # 0 is TF's default
             _set(field, set_value, value)
     if session_config.device_count.get("GPU") == 0:
         _set('device_count={"GPU": 0}', lambda _: tf.config.set_visible_devices([], "GPU"), 0)
