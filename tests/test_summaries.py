@@ -127,3 +127,25 @@ def test_loss_and_step_logs(model_dir, caplog):
     assert steps == ["0", "5", "10"]
     assert sum(m.startswith("global_step/sec: ") for m in messages) == 2
     assert any(m.startswith("Loss for final step: ") for m in messages)
+
+
+def test_a_train_op_stepping_the_global_step_twice_keeps_the_summary_period(model_dir):
+    # Events are due at global steps. Once a call has seen each step advance
+    # the global step by two, chunks hold half as many steps, so summaries
+    # stay 10 global steps apart (the first chunk assumes one per step).
+    def model_fn(features, labels, mode):
+        logits = tf.keras.layers.Dense(2)(features["x"])
+        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+        global_step = tf.compat.v1.train.get_global_step()
+        first, second = (
+            tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step)
+            for _ in range(2)
+        )
+        return est.EstimatorSpec(mode, loss=loss, train_op=tf.group(first, second))
+
+    config = est.RunConfig(model_dir=model_dir, save_summary_steps=10, log_step_count_steps=10)
+    estimator = est.Estimator(model_fn, config=config)
+    estimator.train(dataset_input_fn(repeat=True), steps=150)
+    assert estimator.get_variable_value("global_step") == 150
+    steps = [e.step for e in accumulate(model_dir).Scalars("loss")]
+    assert steps == [0, 20] + list(range(30, 150, 10))

@@ -204,6 +204,7 @@ class Estimator:
             graph.graph.as_graph_def(),
             graph.summary_op,
             self._max_steps_per_call(),
+            graph.global_step_read,
         )
         tf.io.gfile.makedirs(config.model_dir)
         runner.begin()

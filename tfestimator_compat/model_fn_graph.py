@@ -179,6 +179,7 @@ class ModelFnGraph:
         for op in self._ops_writing([self.global_step]):
             op._add_control_input(read.op)
         tf.compat.v1.add_to_collection(training_util.GLOBAL_STEP_READ_KEY, read)
+        self.global_step_read = read
 
     def _initialize_tables_before_use(self, graph):
         """Makes every use of a TF1 lookup table wait for the table's initializer.

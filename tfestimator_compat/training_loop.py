@@ -17,8 +17,9 @@ event lands on exactly its step:
 - `SessionRunHook`s see every step, so with hooks each call runs one step.
 
 Time-based checkpoints (`save_checkpoints_secs`) are checked after each call.
-Chunk sizes count one global step per step, as a train op built with
-`global_step=` makes them.
+Events are due at global steps; a chunk's length in steps follows how far a
+step has advanced the global step so far in the call (one per step for a
+train op built with `global_step=`, which the first chunk assumes).
 """
 
 import math
@@ -76,6 +77,8 @@ class TrainingLoop(_StepLoop):
         graph_def: the model_fn's GraphDef, for `graph.pbtxt` and TensorBoard.
         summary_op: the merged summaries of the model_fn (None: no summaries).
         max_steps_per_call: the most steps one call may run.
+        step_read: the graph's read of the global step as a step starts
+            (event steps fetch it, so summaries and logs carry their step).
     """
 
     def __init__(
@@ -90,8 +93,10 @@ class TrainingLoop(_StepLoop):
         graph_def=None,
         summary_op=None,
         max_steps_per_call=MAX_STEPS_PER_CALL,
+        step_read=None,
     ):
         super().__init__(runner, base_fetches)
+        self._step_read = step_read
         self._max_steps_per_call = max_steps_per_call
         self._global_step = global_step
         self._last_step = last_step
@@ -106,6 +111,8 @@ class TrainingLoop(_StepLoop):
         )
         self._last_log = None  # (step, time) of the previous loss log
         self._steps_per_sec = None  # measured over the previous call
+        self._start_step = None
+        self._steps_run = 0  # in this train() call
         self._call_started = None
         self._progress = None
         self.step = None
@@ -116,7 +123,7 @@ class TrainingLoop(_StepLoop):
         return self._config.model_dir
 
     def on_train_begin(self, logs=None):
-        self.step = int(self._global_step.numpy())
+        self.step = self._start_step = int(self._global_step.numpy())
         self._next_summary = self.step
         self._next_log = self.step
         if self._graph_def is not None:
@@ -132,7 +139,8 @@ class TrainingLoop(_StepLoop):
         self._save(self.step)
 
     def on_train_batch_begin(self, batch, logs=None):
-        bounds = [self._max_steps_per_call]
+        # Bounds count global steps until each event.
+        bounds = []
         periodic = [(self._next_log, self._config.log_step_count_steps)]
         if self._summary_op is not None:
             periodic.append((self._next_summary, self._config.save_summary_steps))
@@ -154,21 +162,42 @@ class TrainingLoop(_StepLoop):
             first_step_fetches["summary"] = self._summary_op
         if self._next_log <= self.step:
             first_step_fetches["logged_loss"] = self._base_fetches["loss"]
+        if first_step_fetches and self._step_read is not None:
+            first_step_fetches["event_step"] = self._step_read
         self.model.event_every = every
-        self._prepare_call(min(bounds), first_step_fetches)
+        self._prepare_call(self._steps_for(min(bounds, default=None)), first_step_fetches)
         self._call_started = time.time()
+
+    def _global_steps_per_step(self):
+        """How far a step has advanced the global step so far in this call of
+        train() (a train op may step it twice per step, or once per several
+        accumulated batches); one before any step ran."""
+        if not self._steps_run:
+            return 1.0
+        return (self.step - self._start_step) / self._steps_run
+
+    def _steps_for(self, global_steps):
+        """How many steps the next call runs to advance `global_steps` (None: no
+        event bounds it)."""
+        per_step = self._global_steps_per_step()
+        if global_steps is None or per_step <= 0:
+            return self._max_steps_per_call
+        return max(1, min(self._max_steps_per_call, math.ceil(global_steps / per_step)))
 
     def _shared_period(self, periodic):
         """The period of the summaries and logs when all are due now at one period.
 
         Only then may a chunk span several of them (steps at multiples of the
         period fetch them); hooks see each step, so with hooks it never does.
+        Nor does it when steps do not advance the global step by one each (a
+        train op that steps it twice, or once per accumulated batch): periods
+        count global steps.
         """
         periods = {period for _, period in periodic}
         due_now = all(due <= self.step for due, _ in periodic)
         if len(periods) != 1 or not due_now or self._runner.hooks:
             return None
-        return periods.pop()
+        return periods.pop() if self._global_steps_per_step() == 1 else None
 
     def _periods_per_call(self, every):
         """How many event periods the next chunk may span, from the measured speed."""
@@ -181,6 +210,7 @@ class TrainingLoop(_StepLoop):
         first, last = model.first_outputs, model.last_outputs
         # The step this call started at, as the original's hooks saw it.
         first_step, self.step = self.step, int(self._global_step.numpy())
+        self._steps_run += model.last_steps_run
         elapsed = time.time() - self._call_started
         if elapsed > 0:
             self._steps_per_sec = model.last_steps_run / elapsed
@@ -213,14 +243,17 @@ class TrainingLoop(_StepLoop):
     @staticmethod
     def _events_of_call(first_step, first, every, later):
         """`(step, {name: value})` for the first step's extra fetches and for each
-        later step of the call that fetched them, in step order."""
+        later step of the call that fetched them, in step order. Each step is
+        the global step as that step started, as the original's hooks read it."""
         names = ("summary", "logged_loss")
         events = [(first_step, {name: first[name].numpy() for name in names if name in first})]
         arrays = {name: later[name].numpy() for name in names if name in later}
         count = min((len(values) for values in arrays.values()), default=0)
+        # Without the read, a step advances the global step by one.
+        steps = later["event_step"].numpy() if "event_step" in later else None
         for index in range(count):
-            fetched = {name: values[index] for name, values in arrays.items()}
-            events.append((first_step + (index + 1) * every, fetched))
+            step = steps[index] if steps is not None else first_step + (index + 1) * every
+            events.append((int(step), {name: values[index] for name, values in arrays.items()}))
         return [(step, fetched) for step, fetched in events if fetched]
 
     def on_train_end(self, logs=None):
