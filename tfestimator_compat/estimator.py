@@ -42,6 +42,8 @@ from tfestimator_compat.training_loop import TrainingLoop
 from tfestimator_compat.variable_store import VariableStore
 
 _logging = tf.compat.v1.logging
+# How many vanished checkpoints a call following the newest one gets past.
+_RESTORE_ATTEMPTS = 20
 _VALID_MODEL_FN_ARGS = {"features", "labels", "mode", "params", "self", "config"}
 
 
@@ -501,7 +503,9 @@ class Estimator:
         by the newest one. Returns the checkpoint restored, or None.
         """
         if checkpoint_path:
-            for _ in range(3):
+            # Each retry means a newer checkpoint exists: a trainer saving every
+            # few steps with a small keep_checkpoint_max can outrun a few.
+            for _ in range(_RESTORE_ATTEMPTS):
                 try:
                     checkpoints.restore(checkpoint_path, self._variables_of(graph))
                     return checkpoint_path
