@@ -199,6 +199,7 @@ class Estimator:
             runner,
             {"loss": spec.loss, "train_op": spec.train_op},
             self._store.get("global_step"),
+            graph.global_step_read,
             last_step,
             saver,
             config,
@@ -206,7 +207,6 @@ class Estimator:
             graph.graph.as_graph_def(),
             graph.summary_op,
             self._max_steps_per_call(),
-            graph.global_step_read,
         )
         tf.io.gfile.makedirs(config.model_dir)
         runner.begin()

@@ -70,6 +70,8 @@ class TrainingLoop(_StepLoop):
         runner: the `HookRunner` of the training hooks.
         base_fetches: what every step fetches (`loss`, `train_op`).
         global_step: the global step variable.
+        step_read: the graph's read of the global step as a step starts
+            (event steps fetch it, so summaries and logs carry their step).
         last_step: stop once the global step reaches it (None: end of input).
         saver: a `CheckpointSaver`, or None when checkpointing is off.
         config: the Estimator's `RunConfig`.
@@ -77,8 +79,6 @@ class TrainingLoop(_StepLoop):
         graph_def: the model_fn's GraphDef, for `graph.pbtxt` and TensorBoard.
         summary_op: the merged summaries of the model_fn (None: no summaries).
         max_steps_per_call: the most steps one call may run.
-        step_read: the graph's read of the global step as a step starts
-            (event steps fetch it, so summaries and logs carry their step).
     """
 
     def __init__(
@@ -86,6 +86,7 @@ class TrainingLoop(_StepLoop):
         runner,
         base_fetches,
         global_step,
+        step_read,
         last_step,
         saver,
         config,
@@ -93,7 +94,6 @@ class TrainingLoop(_StepLoop):
         graph_def=None,
         summary_op=None,
         max_steps_per_call=MAX_STEPS_PER_CALL,
-        step_read=None,
     ):
         super().__init__(runner, base_fetches)
         self._step_read = step_read
@@ -162,7 +162,7 @@ class TrainingLoop(_StepLoop):
             first_step_fetches["summary"] = self._summary_op
         if self._next_log <= self.step:
             first_step_fetches["logged_loss"] = self._base_fetches["loss"]
-        if first_step_fetches and self._step_read is not None:
+        if first_step_fetches:
             first_step_fetches["event_step"] = self._step_read
         self.model.event_every = every
         self._prepare_call(self._steps_for(min(bounds, default=None)), first_step_fetches)
@@ -215,7 +215,7 @@ class TrainingLoop(_StepLoop):
         if elapsed > 0:
             self._steps_per_sec = model.last_steps_run / elapsed
         self.loss = last["loss"].numpy()
-        events = self._events_of_call(first_step, first, model.event_every, model.event_outputs)
+        events = self._events_of_call(first_step, first, model.event_outputs)
         losses = [first["loss"].numpy(), self.loss]
         losses += [fetched["logged_loss"] for _, fetched in events if "logged_loss" in fetched]
         if any(math.isnan(float(loss)) for loss in losses):
@@ -241,18 +241,15 @@ class TrainingLoop(_StepLoop):
             self.model.stop_training = True
 
     @staticmethod
-    def _events_of_call(first_step, first, every, later):
+    def _events_of_call(first_step, first, later):
         """`(step, {name: value})` for the first step's extra fetches and for each
         later step of the call that fetched them, in step order. Each step is
         the global step as that step started, as the original's hooks read it."""
         names = ("summary", "logged_loss")
         events = [(first_step, {name: first[name].numpy() for name in names if name in first})]
         arrays = {name: later[name].numpy() for name in names if name in later}
-        count = min((len(values) for values in arrays.values()), default=0)
-        # Without the read, a step advances the global step by one.
-        steps = later["event_step"].numpy() if "event_step" in later else None
-        for index in range(count):
-            step = steps[index] if steps is not None else first_step + (index + 1) * every
+        steps = later["event_step"].numpy() if "event_step" in later else ()
+        for index, step in enumerate(steps):
             events.append((int(step), {name: values[index] for name, values in arrays.items()}))
         return [(step, fetched) for step, fetched in events if fetched]
 
