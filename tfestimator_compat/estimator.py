@@ -80,7 +80,6 @@ class Estimator:
         self._model_fn = model_fn
         self._params = copy.deepcopy(params or {})
         self._warm_start_settings = warm_starting.settings_from(warm_start_from)
-        self._store = None
         self._reusable = {}
         self._fresh_variables()
         _logging.info("Using config: %s", {k: v for k, v in vars(self._config).items()})

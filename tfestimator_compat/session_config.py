@@ -15,6 +15,8 @@ names it. TF2 always places ops softly (`allow_soft_placement`); other fields
 (graph options, device filters) have no TF2 meaning and are left alone.
 """
 
+import functools
+
 import tensorflow as tf
 
 _logging = tf.compat.v1.logging
@@ -41,23 +43,24 @@ def apply(session_config):
     for field, get, set_value in _THREAD_POOLS:
         value = getattr(session_config, field)
         if value and get() != value:  # 0 is TF's default
-            _set(field, set_value, value)
+            _set(field, functools.partial(set_value, value))
     if session_config.device_count.get("GPU") == 0:
-        _set('device_count={"GPU": 0}', lambda _: tf.config.set_visible_devices([], "GPU"), 0)
+        _set('device_count={"GPU": 0}', lambda: tf.config.set_visible_devices([], "GPU"))
     if session_config.gpu_options.allow_growth:
-        _set("gpu_options.allow_growth", _allow_memory_growth, True)
+        _set("gpu_options.allow_growth", _allow_memory_growth)
     if session_config.log_device_placement:
         tf.debugging.set_log_device_placement(True)
 
 
-def _allow_memory_growth(_):
+def _allow_memory_growth():
     for gpu in tf.config.list_physical_devices("GPU"):
         tf.config.experimental.set_memory_growth(gpu, True)
 
 
-def _set(field, set_value, value):
+def _set(field, setting):
+    """Runs `setting()`; a runtime that can no longer take it gets a warning naming `field`."""
     try:
-        set_value(value)
+        setting()
     except (RuntimeError, ValueError) as error:
         _logging.warning(
             "session_config.%s cannot be applied: TensorFlow is already running (%s). "
