@@ -185,7 +185,8 @@ class Estimator:
                 "There should be a CheckpointSaverHook to use saving_listeners. "
                 "Set save_checkpoints_steps or save_checkpoints_secs in the RunConfig."
             )
-        if not graph.graph.get_collection(tf.compat.v1.GraphKeys.SAVERS):
+        savers = graph.graph.get_collection(tf.compat.v1.GraphKeys.SAVERS)
+        if not any(isinstance(saver, SaverForHooks) for saver in savers):
             # Once per traced graph: a reused one already has it.
             graph.graph.add_to_collection(
                 tf.compat.v1.GraphKeys.SAVERS, SaverForHooks(self._variables_of(graph))
