@@ -141,3 +141,32 @@ def test_kill_during_training_leaves_a_usable_checkpoint(model_dir):
     start = estimator.get_variable_value("global_step")
     estimator.train(dataset_input_fn(repeat=True), steps=2)
     assert estimator.get_variable_value("global_step") == start + 2
+
+
+@pytest.mark.parametrize("relative_dir", ["model", "./model/", "~/model"])
+def test_relative_model_dir_reads_the_checkpoint_the_state_file_names(
+    tmp_path, monkeypatch, relative_dir
+):
+    # The original keeps model_dir as given ("~" included: tf.io.gfile does not
+    # expand it) and follows the state file, even to an older checkpoint.
+    monkeypatch.chdir(tmp_path)
+    estimator = make_estimator(relative_dir, save_checkpoints_steps=4)
+    estimator.train(dataset_input_fn(repeat=True), steps=8)
+    assert estimator.model_dir == relative_dir
+    assert estimator.latest_checkpoint() == os.path.join(relative_dir, "model.ckpt-8")
+    with open(os.path.join(relative_dir, "checkpoint"), "w") as state:
+        state.write(
+            'model_checkpoint_path: "model.ckpt-4"\nall_model_checkpoint_paths: "model.ckpt-4"\n'
+        )
+    assert estimator.latest_checkpoint() == os.path.join(relative_dir, "model.ckpt-4")
+    assert estimator.evaluate(dataset_input_fn(), steps=1)["global_step"] == 4
+
+
+def test_absolute_state_file_entries_are_used_as_written(model_dir):
+    estimator = make_estimator(model_dir, save_checkpoints_steps=4)
+    estimator.train(dataset_input_fn(repeat=True), steps=8)
+    older = os.path.join(os.path.abspath(model_dir), "model.ckpt-4")
+    with open(os.path.join(model_dir, "checkpoint"), "w") as state:
+        state.write(f'model_checkpoint_path: "{older}"\nall_model_checkpoint_paths: "{older}"\n')
+    assert estimator.latest_checkpoint() == older
+    assert estimator.evaluate(dataset_input_fn(), steps=1)["global_step"] == 4

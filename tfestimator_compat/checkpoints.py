@@ -73,8 +73,9 @@ def _candidates_newest_first(model_dir):
     except tf.errors.OpError as error:
         tf.compat.v1.logging.warning("Ignoring unreadable checkpoint state file: %s", error)
     if state is not None:
+        # TensorFlow has already joined relative entries onto `model_dir`.
         paths = [state.model_checkpoint_path, *reversed(state.all_model_checkpoint_paths)]
-        listed = [p if os.path.isabs(p) else os.path.join(model_dir, p) for p in paths if p]
+        listed = [path for path in paths if path]
     found = {
         name[: -len(".index")]
         for name in tf.io.gfile.glob(os.path.join(model_dir, CHECKPOINT_BASENAME + "-*.index"))
