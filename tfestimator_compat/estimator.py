@@ -425,7 +425,9 @@ class Estimator:
 
     def _fresh_variables(self):
         """Starts over with a new, empty variable store (and no traces of the old one)."""
-        self._store = VariableStore(distribution.variable_strategy(self._config))
+        self._store = VariableStore(
+            distribution.variable_strategy(self._config), seed=self._config.tf_random_seed
+        )
         self._store_trained = False
         self._reusable.clear()
 

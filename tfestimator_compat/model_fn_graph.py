@@ -104,16 +104,11 @@ class ModelFnGraph:
         return list(self._resources.resources)
 
     def _build(self):
+        with self._store.seeds.tracing():
+            self._build_seeded()
+
+    def _build_seeded(self):
         graph = tf.compat.v1.get_default_graph()
-        seed = getattr(self._config, "tf_random_seed", None)
-        if seed is not None:
-            keras.utils.set_random_seed(seed)
-            tf.compat.v1.set_random_seed(seed)
-            # Variable initializers run eagerly (the store lifts them out of
-            # the graph); seeding there too makes a run's initial values the
-            # same every time, as the graph seed made them in the original.
-            with tf.init_scope():
-                tf.random.set_seed(seed)
         replica_inputs = [self._make_inputs() for _ in range(self.num_replicas)]
         self.features, self.labels = replica_inputs[0]
         self._feeds = [t for inputs in replica_inputs for t in self.flat_inputs(*inputs)]

@@ -16,6 +16,8 @@ import numpy as np
 import tensorflow as tf
 from keras.src.backend.common import global_state
 
+from tfestimator_compat.random_seeds import GraphSeeds
+
 _GraphKeys = tf.compat.v1.GraphKeys
 _LOCAL_COLLECTIONS = (_GraphKeys.LOCAL_VARIABLES, _GraphKeys.METRIC_VARIABLES)
 # Keras 3 keeps random-op state in variables of this name; TF1 had none, so it
@@ -33,10 +35,13 @@ class VariableStore:
     Args:
         strategy: a `tf.distribute.Strategy` that owns the global variables
             (they are its distributed variables in every mode), or None.
+        seed: `RunConfig.tf_random_seed`: the graph seed of the model_fn's
+            traces and of the variables' initial values (see `random_seeds`).
     """
 
-    def __init__(self, strategy=None):
+    def __init__(self, strategy=None, seed=None):
         self._strategy = strategy
+        self.seeds = GraphSeeds(seed)
         self._creating_under_strategy = False
         self._variables = {}
         self._local_initial_values = {}
@@ -83,7 +88,7 @@ class VariableStore:
                 )
         with tf.init_scope():
             if callable(initial_value):
-                initial_value = initial_value()
+                initial_value = self.seeds.initial_value(initial_value)
             created = dict(kwargs, initial_value=initial_value, name=name + "/")
             if self._needs_strategy_scope(name, kwargs):
                 self._creating_under_strategy = True
