@@ -16,6 +16,7 @@ import time
 import numpy as np
 import tensorflow as tf
 
+from tfestimator_compat import logs
 from tfestimator_compat.variable_store import per_device_copies
 
 CHECKPOINT_BASENAME = "model.ckpt"
@@ -172,11 +173,21 @@ def check_restorable(checkpoint_path, variables):
 def restore(checkpoint_path, variables):
     """Loads `variables` (TF1 name -> variable) from a name-based checkpoint."""
     check_restorable(checkpoint_path, variables)
-    tf.compat.v1.train.Saver(var_list=saveable(variables)).restore(None, checkpoint_path)
+    name_based_saver(variables).restore(None, checkpoint_path)
     for variable in variables.values():
         first, *others = per_device_copies(variable)
         for other in others:
             other.assign(first)
+
+
+def name_based_saver(variables, **kwargs):
+    """A TF1 `Saver` of `variables` (TF1 name -> variable), made eagerly.
+
+    TF2 logs that such a Saver is deprecated; it is how the original's
+    name-based checkpoints are written and read, so the notice is not shown.
+    """
+    with logs.internal_tf_calls():
+        return tf.compat.v1.train.Saver(var_list=saveable(variables), **kwargs)
 
 
 def saveable(variables):
@@ -201,8 +212,8 @@ class CheckpointSaver:
 
     def __init__(self, model_dir, variables, max_to_keep=5, keep_checkpoint_every_n_hours=10000):
         self._prefix = os.path.join(model_dir, CHECKPOINT_BASENAME)
-        self._saver = tf.compat.v1.train.Saver(
-            var_list=saveable(variables),
+        self._saver = name_based_saver(
+            variables,
             max_to_keep=max_to_keep,
             keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
             save_relative_paths=True,

@@ -10,7 +10,6 @@ orchestrates; the mechanisms live in their own modules.
 import copy
 import os
 import tempfile
-import warnings
 
 import keras
 import numpy as np
@@ -19,6 +18,7 @@ import tensorflow as tf
 from tfestimator_compat import checkpoints
 from tfestimator_compat import distribution
 from tfestimator_compat import fn_args
+from tfestimator_compat import logs
 from tfestimator_compat import session_config
 from tfestimator_compat import summaries
 from tfestimator_compat import warm_starting
@@ -210,10 +210,7 @@ class Estimator:
         )
         tf.io.gfile.makedirs(config.model_dir)
         runner.begin()
-        with warnings.catch_warnings():
-            # Training to the end of a finite input is how the original ran
-            # without steps; Keras warns about it and suggests `.repeat()`.
-            warnings.filterwarnings("ignore", message="Your input ran out of data")
+        with logs.reading_to_the_end_of_input():
             model.fit(
                 inputs.dataset,
                 epochs=1,
@@ -263,7 +260,8 @@ class Estimator:
         loop = EvaluationLoop(runner, {"loss": spec.loss, "updates": updates}, steps)
         model.reset_eval_loss()
         runner.begin()
-        model.evaluate(inputs.dataset, verbose=0, callbacks=[loop] + keras_callbacks(all_hooks))
+        with logs.reading_to_the_end_of_input():
+            model.evaluate(inputs.dataset, verbose=0, callbacks=[loop] + keras_callbacks(all_hooks))
         results = graph.results(graph.metric_values, graph.value_function(graph.metric_values)())
         results["loss"] = np.float32(model.mean_eval_loss())
         results["global_step"] = np.int64(graph.global_step.numpy())

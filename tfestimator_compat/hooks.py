@@ -91,9 +91,7 @@ class SaverForHooks:
     saver_def = None
 
     def __init__(self, variables):
-        self._saver = tf.compat.v1.train.Saver(
-            var_list=checkpoints.saveable(variables), save_relative_paths=True
-        )
+        self._saver = checkpoints.name_based_saver(variables, save_relative_paths=True)
 
     def save(self, sess, save_path, global_step=None, write_meta_graph=True, **kwargs):
         with tf.init_scope():

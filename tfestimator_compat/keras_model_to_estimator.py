@@ -33,6 +33,7 @@ import keras
 import tensorflow as tf
 from keras.src.models.functional import Functional
 
+from tfestimator_compat import checkpoints
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.export import PredictOutput
 from tfestimator_compat.mode_keys import ModeKeys
@@ -208,7 +209,7 @@ def _save_first_checkpoint(keras_model, model_fn, model_dir):
                 for name, weight in zip(names, keras_model.weights)
             }
         tf.io.gfile.makedirs(directory)
-        tf.compat.v1.train.Saver(var_list=variables).save(None, path, write_meta_graph=False)
+        checkpoints.name_based_saver(variables).save(None, path, write_meta_graph=False)
     return WarmStartSettings(path, vars_to_warm_start=[re.escape(n) + "$" for n in names])
 
 

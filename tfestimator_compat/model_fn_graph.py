@@ -12,7 +12,6 @@ so the Keras step functions can call it like any TF2 function.
 
 import contextlib
 import inspect
-import warnings
 
 import keras
 import tensorflow as tf
@@ -21,6 +20,7 @@ from tensorflow.python.training import training_util
 
 from tfestimator_compat import distribution
 from tfestimator_compat import fn_args
+from tfestimator_compat import logs
 from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.spec import EstimatorSpec
 from tfestimator_compat.variable_store import per_device_copies
@@ -135,7 +135,8 @@ class ModelFnGraph:
         kwargs = fn_args.model_fn_kwargs(
             self._model_fn, labels, self.mode, self._params, self._config
         )
-        spec = self._model_fn(features=features, **kwargs)
+        with logs.v1_summaries_written_by_the_estimator():
+            spec = self._model_fn(features=features, **kwargs)
         if inspect.isgenerator(spec) or not isinstance(spec, EstimatorSpec):
             raise ValueError(
                 f"model_fn should return an EstimatorSpec. Given: {type(spec).__name__}"
@@ -207,9 +208,7 @@ class ModelFnGraph:
             return spec.scaffold.summary_op
         summaries = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)
         if not any(summary.op.name == "loss" for summary in summaries):
-            with warnings.catch_warnings():
-                # TF warns that v1 summary ops have no v2 writer; they are written here.
-                warnings.simplefilter("ignore", UserWarning)
+            with logs.v1_summaries_written_by_the_estimator():
                 tf.compat.v1.summary.scalar("loss", spec.loss)
         return tf.compat.v1.summary.merge_all()
 

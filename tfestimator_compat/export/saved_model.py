@@ -22,6 +22,7 @@ from tensorflow.core.protobuf import saved_model_pb2
 from tensorflow.python.saved_model import signature_def_utils
 from tensorflow.python.saved_model.model_utils import export_utils
 
+from tfestimator_compat import logs
 from tfestimator_compat.export.receivers import ServingInputReceiver
 from tfestimator_compat.export.receivers import SupervisedInputReceiver
 from tfestimator_compat.export.receivers import TensorServingInputReceiver
@@ -85,7 +86,8 @@ def export(
         graph, receiver = estimator._trace_for_export(mode, receiver_fn, checkpoint_path)
         module.variables_by_name.update(estimator._variables_of(graph))
         module.resources.extend(graph.resources)
-        with graph.graph.as_default():  # TF builds SignatureDefs from graph tensors
+        # TF builds SignatureDefs from graph tensors, with TF1 helpers.
+        with graph.graph.as_default(), logs.internal_tf_calls():
             signature_defs = _signature_defs(mode, graph, receiver)
         for key, signature_def in signature_defs.items():
             signatures[key] = _signature_function(graph, signature_def)
@@ -101,7 +103,8 @@ def export(
     temp_dir = export_utils.get_temp_export_dir(export_dir)
     tf.io.gfile.makedirs(os.fsdecode(export_dir_base))
     try:
-        tf.saved_model.save(module, os.fsdecode(temp_dir), signatures=signatures)
+        with logs.internal_tf_calls():
+            tf.saved_model.save(module, os.fsdecode(temp_dir), signatures=signatures)
         _finish_meta_graphs(os.fsdecode(temp_dir), method_names, tags_of, as_text)
         _copy_assets_extra(os.fsdecode(temp_dir), assets_extra)
         tf.io.gfile.rename(temp_dir, export_dir)
