@@ -78,7 +78,7 @@ def test_in_memory_evaluator_hook(model_dir):
     )
     estimator.train(dataset_input_fn(repeat=True), steps=10, hooks=[hook])
     steps = sorted(est.experimental.read_eval_metrics(os.path.join(model_dir, "eval_in_memory")))
-    assert steps == [1, 5, 9, 10]
+    assert steps == [0, 4, 8, 10]
     with pytest.raises(ValueError, match="invalid every_n_iter"):
         est.experimental.InMemoryEvaluatorHook(estimator, dataset_input_fn(), every_n_iter=0)
 

@@ -2,6 +2,8 @@
 
 import logging
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -149,3 +151,23 @@ def test_a_train_op_stepping_the_global_step_twice_keeps_the_summary_period(mode
     assert estimator.get_variable_value("global_step") == 150
     steps = [e.step for e in accumulate(model_dir).Scalars("loss")]
     assert steps == [0, 20] + list(range(30, 150, 10))
+
+
+def test_reading_eval_events_prints_no_notice_of_tensorflow_internals(model_dir):
+    # A fresh process: TensorFlow prints each deprecation notice once per process.
+    script = f"""
+import numpy as np, tensorflow as tf
+import tfestimator_compat as est
+from helpers import classifier_model_fn, dataset_input_fn
+estimator = est.Estimator(classifier_model_fn, {model_dir!r}, params={{"learning_rate": 0.1}})
+estimator.train(dataset_input_fn(), steps=2)
+estimator.evaluate(dataset_input_fn())
+print(sorted(est.experimental.read_eval_metrics(estimator.eval_dir())))
+"""
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(__file__), TF_CPP_MIN_LOG_LEVEL="2")
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("[2]")
+    assert "deprecated" not in done.stderr, done.stderr

@@ -12,6 +12,8 @@ import os
 
 import tensorflow as tf
 
+from tfestimator_compat import summaries
+
 _logging = tf.compat.v1.logging
 
 
@@ -33,10 +35,7 @@ def _events(eval_dir):
     if not tf.io.gfile.exists(eval_dir):
         return
     for path in tf.io.gfile.glob(os.path.join(eval_dir, "*.tfevents.*")):
-        try:
-            yield from tf.compat.v1.train.summary_iterator(path)
-        except tf.errors.DataLossError as error:
-            _logging.warning("Skipping the rest of %s, which is corrupted: %s", path, error)
+        yield from summaries.read_events(path)
 
 
 def _stop_variable():

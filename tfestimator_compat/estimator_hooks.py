@@ -13,8 +13,11 @@ class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
     """Evaluates during training on the variables in memory, without a checkpoint.
 
     Runs `estimator.evaluate(input_fn, steps, hooks, name)` on the current
-    training values after the first training step, every `every_n_iter`
-    steps after that, and at the end of training.
+    training values once before the first training step, then every
+    `every_n_iter` steps, and at the end of training, as the original did.
+    Like the original it works on one machine only, and refuses a model_fn
+    whose scaffold has its own saver or init_fn (the variables come from
+    memory, not from a checkpoint those would read).
 
     Example:
 
@@ -26,17 +29,23 @@ class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
 
     def __init__(self, estimator, input_fn, steps=None, hooks=None, name=None, every_n_iter=100):
         from tfestimator_compat.estimator import Estimator
+        from tfestimator_compat.estimator import _check_hooks
 
         if every_n_iter is None or every_n_iter <= 0:
             raise ValueError(f"invalid every_n_iter={every_n_iter}.")
         if not isinstance(estimator, Estimator):
             raise TypeError(f"`estimator` must be a tf.estimator.Estimator, given {estimator}")
-        if estimator.config.num_worker_replicas > 1:
-            raise ValueError("InMemoryEvaluator supports only single machine (aka Local) setting.")
+        config = estimator.config
+        if config.num_ps_replicas > 0 or config.num_worker_replicas > 1:
+            raise ValueError(
+                "InMemoryEvaluator supports only single machine (aka Local) setting: this "
+                "RunConfig's cluster has parameter servers or several workers. Evaluate "
+                "with an `evaluator` task (train_and_evaluate) instead."
+            )
         self._estimator = estimator
         self._input_fn = input_fn
         self._steps = steps
-        self._hooks = hooks
+        self._hooks = _check_hooks(hooks)
         self._name = name
         self._timer = tf.compat.v1.train.SecondOrStepTimer(every_steps=every_n_iter)
         self._iter_count = 0
@@ -44,6 +53,10 @@ class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
     def begin(self):
         self._timer.reset()
         self._iter_count = 0
+
+    def after_create_session(self, session, coord):
+        """Evaluates the starting values, before the first training step."""
+        self._evaluate()
 
     def after_run(self, run_context, run_values):
         self._iter_count += 1
@@ -54,7 +67,6 @@ class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
         self._evaluate()
 
     def _evaluate(self):
-        self._timer.update_last_triggered_step(self._iter_count)
         with tf.init_scope():
             self._estimator._evaluate(
                 self._input_fn,
@@ -64,6 +76,7 @@ class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
                 name=self._name,
                 in_memory=True,
             )
+        self._timer.update_last_triggered_step(self._iter_count)
 
 
 class _StopAtCheckpointStepHook(tf.compat.v1.train.SessionRunHook):

@@ -9,6 +9,8 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.core.framework import summary_pb2
 
+from tfestimator_compat import logs
+
 _writers = {}
 
 
@@ -36,6 +38,23 @@ def write_summary(directory, summary, step, flush=True):
 
 def flush(directory):
     writer_for(directory).flush()
+
+
+def read_events(path):
+    """The events of one event file, as a list; a corrupted tail is logged and skipped.
+
+    Read in full under `logs.internal_tf_calls()`: TensorFlow's reader prints
+    a deprecation notice the user did not cause and cannot act on.
+    """
+    events = []
+    with logs.internal_tf_calls():
+        try:
+            events.extend(tf.compat.v1.train.summary_iterator(path))
+        except tf.errors.DataLossError as error:
+            tf.compat.v1.logging.warning(
+                "Skipping the rest of %s, which is corrupted: %s", path, error
+            )
+    return events
 
 
 def write_graph(directory, graph_def):

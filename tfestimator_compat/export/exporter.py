@@ -12,6 +12,7 @@ import os
 import tensorflow as tf
 
 from tfestimator_compat import fn_args
+from tfestimator_compat import summaries
 
 _logging = tf.compat.v1.logging
 
@@ -180,7 +181,7 @@ class BestExporter(_SavedModelExporter):
         best = None
         pattern = os.path.join(self._model_dir, self._event_file_pattern)
         for path in tf.io.gfile.glob(pattern):
-            for event in tf.compat.v1.train.summary_iterator(path):
+            for event in summaries.read_events(path):
                 if exclude_step is not None and event.step == exclude_step:
                     continue
                 result = {
