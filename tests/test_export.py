@@ -1,8 +1,10 @@
 """export_saved_model writes SavedModels that TF Serving and tf.saved_model.load serve."""
 
+import glob
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -235,6 +237,63 @@ def test_failed_export_leaves_nothing_that_looks_finished(trained, tmp_path):
     with pytest.raises(RuntimeError, match="receiver broke"):
         trained.export_saved_model(str(base), broken_receiver)
     assert not base.exists() or os.listdir(base) == []
+
+
+def start_export_that_hangs_in_assets_extra(model_dir, base, fifo):
+    """A real export in another process, blocked while copying a FIFO into assets.extra."""
+    script = f"""
+import tfestimator_compat as est
+from test_export import parsing_receiver, serving_model_fn
+estimator = est.Estimator(serving_model_fn, model_dir={model_dir!r})
+estimator.export_saved_model({base!r}, parsing_receiver(), assets_extra={{"x": {fifo!r}}})
+"""
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(__file__), TF_CPP_MIN_LOG_LEVEL="2")
+    return subprocess.Popen([sys.executable, "-c", script], env=env, stderr=subprocess.PIPE)
+
+
+def wait_for_temp_dir_with_saved_model(base, process, other_than=None, timeout=120):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        assert process.poll() is None, process.stderr.read().decode()
+        found = glob.glob(os.path.join(base, "temp-*", "saved_model.pb"))
+        found = [os.path.dirname(path) for path in found if os.path.dirname(path) != other_than]
+        if found:
+            return found[0]
+        time.sleep(0.2)
+    raise AssertionError("the export never reached its assets.extra copy")
+
+
+def test_the_next_export_removes_what_a_killed_export_left(trained, tmp_path):
+    base = str(tmp_path / "export")
+    fifo = str(tmp_path / "never_written")
+    os.mkfifo(fifo)
+    killed = start_export_that_hangs_in_assets_extra(trained.model_dir, base, fifo)
+    killed_temp_dir = wait_for_temp_dir_with_saved_model(base, killed)
+    killed.kill()
+    killed.wait()
+    assert os.path.isdir(killed_temp_dir)
+    still_running = start_export_that_hangs_in_assets_extra(trained.model_dir, base, fifo)
+    try:
+        running_temp_dir = wait_for_temp_dir_with_saved_model(
+            base, still_running, other_than=killed_temp_dir
+        )
+        assert not os.path.exists(killed_temp_dir), "the next export removed the killed one's"
+        foreign_temp_dir = os.path.join(base, "temp-1234567890")  # the original's, say
+        os.makedirs(foreign_temp_dir)
+
+        export_dir = trained.export_saved_model(base, parsing_receiver()).decode()
+
+        assert os.path.isdir(running_temp_dir), "a live export's folder is left alone"
+        assert os.path.isdir(foreign_temp_dir), "a folder that is not ours is left alone"
+        assert sorted(os.listdir(export_dir)) == [
+            "assets",
+            "fingerprint.pb",
+            "saved_model.pb",
+            "variables",
+        ]
+    finally:
+        still_running.kill()
+        still_running.wait()
 
 
 def test_export_needs_a_checkpoint(model_dir, tmp_path):

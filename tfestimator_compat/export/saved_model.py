@@ -10,7 +10,7 @@ them; the method names TF Serving dispatches on (`tensorflow/serving/classify`,
 ...) and the `train`/`eval` MetaGraphs of `experimental_export_all_saved_models`
 are then set in `saved_model.pb`. Everything is written under `temp-<ts>` and
 renamed to `<ts>` when complete, so a crash never leaves an export that looks
-finished.
+finished (`temp_dirs`: the next export removes what a killed one left).
 """
 
 import os
@@ -23,6 +23,7 @@ from tensorflow.python.saved_model import signature_def_utils
 from tensorflow.python.saved_model.model_utils import export_utils
 
 from tfestimator_compat import logs
+from tfestimator_compat.export import temp_dirs
 from tfestimator_compat.export.receivers import ServingInputReceiver
 from tfestimator_compat.export.receivers import SupervisedInputReceiver
 from tfestimator_compat.export.receivers import TensorServingInputReceiver
@@ -99,14 +100,15 @@ def export(
             "and the receiver (see the log for the signatures that were excluded)."
         )
 
-    export_dir = export_utils.get_timestamped_export_dir(export_dir_base)
-    temp_dir = export_utils.get_temp_export_dir(export_dir)
     tf.io.gfile.makedirs(os.fsdecode(export_dir_base))
+    temp_dirs.remove_abandoned(export_dir_base)
+    export_dir, temp_dir = temp_dirs.claim(export_dir_base)
     try:
         with logs.internal_tf_calls():
-            tf.saved_model.save(module, os.fsdecode(temp_dir), signatures=signatures)
-        _finish_meta_graphs(os.fsdecode(temp_dir), method_names, tags_of, as_text)
-        _copy_assets_extra(os.fsdecode(temp_dir), assets_extra)
+            tf.saved_model.save(module, temp_dir, signatures=signatures)
+        _finish_meta_graphs(temp_dir, method_names, tags_of, as_text)
+        _copy_assets_extra(temp_dir, assets_extra)
+        temp_dirs.release(temp_dir)
         tf.io.gfile.rename(temp_dir, export_dir)
     except BaseException:
         if tf.io.gfile.exists(temp_dir):
