@@ -98,6 +98,17 @@ def test_sequential_evaluates_as_keras_and_training_reduces_the_loss(model_dir):
     assert_results_close(after, trained.evaluate(X, Y, batch_size=16, return_dict=True, verbose=0))
 
 
+def test_training_loss_is_written_under_the_tag_loss(model_dir):
+    estimator = est.model_to_estimator(sequential(), model_dir=model_dir)
+    estimator.train(sequential_input_fn(repeat=True), steps=3)
+    tags = set()
+    for path in tf.io.gfile.glob(os.path.join(model_dir, "events.out.tfevents.*")):
+        for event in tf.compat.v1.train.summary_iterator(path):
+            tags.update(value.tag for value in event.summary.value)
+    assert "loss" in tags
+    assert not {"loss_1", "loss_2"} & tags, "one loss curve, under its own name"
+
+
 def test_training_steps_match_keras_fit(model_dir):
     model = multi_io()
     estimator = est.model_to_estimator(model, model_dir=model_dir)

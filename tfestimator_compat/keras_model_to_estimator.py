@@ -253,6 +253,7 @@ class _KerasModelFn:
             outputs, loss, update = _forward(model, inputs, labels, sample_weight, training)
             if training:
                 train_op = _minimize(model, optimizer, loss, update)
+                _loss_summary(loss)
                 return self._spec(mode, outputs, loss=loss, train_op=train_op)
             metrics = self._metrics(model, labels, outputs, sample_weight)
             return self._spec(mode, outputs, loss=loss, eval_metric_ops=metrics)
@@ -396,6 +397,16 @@ class _Update:
         self.trainable = trainable
         self.reads = trainable + non_trainable
         self.new_non_trainable = new_non_trainable
+
+
+def _loss_summary(loss):
+    """The training loss under the TensorBoard tag `loss`.
+
+    The Estimator's own summary would be named after a free op name; Keras's
+    loss computation has taken `loss` and `loss_1` (2.15 wrote `loss_1`).
+    """
+    summary = tf.raw_ops.ScalarSummary(tags="loss", values=loss)
+    tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.SUMMARIES, summary)
 
 
 def _minimize(model, optimizer, loss, update):

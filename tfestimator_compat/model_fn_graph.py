@@ -207,7 +207,7 @@ class ModelFnGraph:
         if spec.scaffold.summary_op is not None:
             return spec.scaffold.summary_op
         summaries = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)
-        if not any(summary.op.name == "loss" for summary in summaries):
+        if not any(_is_loss_summary(summary) for summary in summaries):
             with logs.v1_summaries_written_by_the_estimator():
                 tf.compat.v1.summary.scalar("loss", spec.loss)
         return tf.compat.v1.summary.merge_all()
@@ -358,3 +358,12 @@ def _lists_to_tuples(structure):
     if isinstance(structure, dict):
         return {key: _lists_to_tuples(value) for key, value in structure.items()}
     return structure
+
+
+def _is_loss_summary(summary):
+    """Whether `summary` already reports the loss: its op is named, or its tag is, `loss`."""
+    if summary.op.name == "loss":
+        return True
+    return (
+        summary.op.type == "ScalarSummary" and tf.get_static_value(summary.op.inputs[0]) == b"loss"
+    )
