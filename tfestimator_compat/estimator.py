@@ -246,11 +246,13 @@ class Estimator:
         inputs = self._call_input_fn(input_fn, ModeKeys.EVAL)
         graph, model = self._traced(ModeKeys.EVAL, inputs)
         spec = graph.spec
-        if "loss" in spec.eval_metric_ops:
-            raise ValueError(
-                'Metric with name "loss" is not allowed, because Estimator already '
-                "defines a default metric with the same name."
-            )
+        for reserved in ("loss", "global_step"):
+            if reserved in spec.eval_metric_ops:
+                raise ValueError(
+                    f'Metric with name "{reserved}" is not allowed, because Estimator '
+                    "already defines a default metric with the same name. Rename it in "
+                    "the model_fn's eval_metric_ops."
+                )
         if in_memory:
             _check_in_memory_scaffold(spec.scaffold)
         else:

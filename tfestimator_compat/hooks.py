@@ -12,6 +12,7 @@ import keras
 import tensorflow as tf
 
 from tfestimator_compat import checkpoints
+from tfestimator_compat.tensor_semantics import tf1_tensor_semantics
 
 _train = tf.compat.v1.train
 
@@ -142,7 +143,7 @@ class HookRunner:
         return self._coordinator.stop_requested
 
     def begin(self):
-        with self._graph.extending():
+        with self._graph.extending(), tf1_tensor_semantics():
             for hook in self._hooks:
                 hook.begin()
             for hook in self._hooks:
@@ -152,7 +153,7 @@ class HookRunner:
         """Asks each hook what to fetch in the next step; returns those fetches."""
         self._requests, self._contexts = [], []
         fetches = {}
-        with self._graph.graph.as_default():
+        with self._graph.graph.as_default(), tf1_tensor_semantics():
             self._ask_hooks(fetches)
         return fetches
 
@@ -172,7 +173,7 @@ class HookRunner:
 
     def after_step(self, outputs):
         """Hands each hook its results; returns True when a hook asked to stop."""
-        with self._graph.graph.as_default():
+        with self._graph.graph.as_default(), tf1_tensor_semantics():
             self._tell_hooks(outputs)
         return self._coordinator.stop_requested
 
@@ -192,6 +193,6 @@ class HookRunner:
                 self._coordinator.request_stop()
 
     def end(self):
-        with self._graph.graph.as_default():
+        with self._graph.graph.as_default(), tf1_tensor_semantics():
             for hook in self._hooks:
                 hook.end(self._session)

@@ -23,6 +23,7 @@ from tfestimator_compat import fn_args
 from tfestimator_compat import logs
 from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.spec import EstimatorSpec
+from tfestimator_compat.tensor_semantics import tf1_tensor_semantics
 from tfestimator_compat.variable_store import per_device_copies
 
 _WRITE_OPS = frozenset(
@@ -135,12 +136,15 @@ class ModelFnGraph:
         kwargs = fn_args.model_fn_kwargs(
             self._model_fn, labels, self.mode, self._params, self._config
         )
-        with logs.v1_summaries_written_by_the_estimator():
+        with logs.v1_summaries_written_by_the_estimator(), tf1_tensor_semantics():
             spec = self._model_fn(features=features, **kwargs)
         if inspect.isgenerator(spec) or not isinstance(spec, EstimatorSpec):
             raise ValueError(
                 f"model_fn should return an EstimatorSpec. Given: {type(spec).__name__}"
             )
+        if spec.mode is None:
+            # The original never read the spec's mode; `EstimatorSpec(mode=None)` ran.
+            spec = EstimatorSpec(**dict(spec._asdict(), mode=self.mode))
         if spec.mode != self.mode:
             raise ValueError(
                 f"model_fn returned an EstimatorSpec for mode {spec.mode!r} when "
@@ -277,7 +281,7 @@ class ModelFnGraph:
                     return tf.identity(fetch)
             return fetch
 
-        return _lists_to_tuples(tf.nest.map_structure(as_tensor, fetches))
+        return tf.nest.map_structure(as_tensor, _session_structure(fetches))
 
     def results(self, fetches, outputs):
         """Fetched values as `session.run` returned them: numpy, None for ops."""
@@ -289,7 +293,10 @@ class ModelFnGraph:
                 return None
             return output.numpy() if hasattr(output, "numpy") else output
 
-        return tf.nest.map_structure(result, fetches, outputs, check_types=False)
+        structure = _session_structure(fetches)
+        values = tf.nest.map_structure(result, structure, outputs, check_types=False)
+        with tf1_tensor_semantics():
+            return _restore_keys(fetches, values)
 
     def function(self, fetches, feeds=None):
         """A function that runs and returns `fetches`, as a Session run did.
@@ -351,13 +358,32 @@ def _handles(variable):
     return [copy.handle for copy in per_device_copies(variable)]
 
 
-def _lists_to_tuples(structure):
-    """Keras step outputs must be tuples where a Session accepted lists."""
-    if isinstance(structure, list):
-        return tuple(_lists_to_tuples(item) for item in structure)
-    if isinstance(structure, dict):
-        return {key: _lists_to_tuples(value) for key, value in structure.items()}
-    return structure
+def _session_structure(fetches):
+    """`fetches` as `tf.nest` can take them, where a Session accepted more.
+
+    Lists become tuples (Keras step outputs must be tuples), and a dict keyed
+    by anything but strings (tensors, say) becomes the tuple of its values in
+    order; `_restore_keys` puts the keys back.
+    """
+    if isinstance(fetches, (list, tuple)) and not hasattr(fetches, "_fields"):
+        return tuple(_session_structure(item) for item in fetches)
+    if isinstance(fetches, dict):
+        if all(isinstance(key, str) for key in fetches):
+            return {key: _session_structure(value) for key, value in fetches.items()}
+        return tuple(_session_structure(value) for value in fetches.values())
+    return fetches
+
+
+def _restore_keys(fetches, values):
+    """`values`, shaped as `_session_structure(fetches)`, in the shape of `fetches`."""
+    if isinstance(fetches, (list, tuple)) and not hasattr(fetches, "_fields"):
+        return type(fetches)(_restore_keys(f, v) for f, v in zip(fetches, values))
+    if isinstance(fetches, dict):
+        if all(isinstance(key, str) for key in fetches):
+            return type(fetches)((key, _restore_keys(f, values[key])) for key, f in fetches.items())
+        pairs = zip(fetches.items(), values)
+        return type(fetches)((key, _restore_keys(f, v)) for (key, f), v in pairs)
+    return values
 
 
 def _is_loss_summary(summary):

@@ -106,6 +106,9 @@ def _in_default_graph(value, field):
 
 
 def _require_tensor(value, field):
+    """`value` as a tensor; a variable is read, as a TF1 graph read it where a tensor was due."""
+    if isinstance(value, tf.Variable):
+        return tf.convert_to_tensor(value)
     if not isinstance(value, tf.Tensor):
         raise TypeError(f"{field} must be Tensor, given: {value}")
     return value
@@ -145,13 +148,26 @@ def _validate_predictions(predictions, mode):
             raise ValueError("Missing predictions.")
         return {}
     if isinstance(predictions, dict):
+        tensors = {}
         for key, value in predictions.items():
-            _require_tensor(value, f"predictions[{key}]")
-            _in_default_graph(value, f"prediction values ({key})")
-        return dict(predictions)
-    _require_tensor(predictions, "predictions")
+            _predictable(value, mode)
+            tensors[key] = _require_tensor(value, f"predictions[{key}]")
+            _in_default_graph(tensors[key], f"prediction values ({key})")
+        return tensors
+    _predictable(predictions, mode)
+    predictions = _require_tensor(predictions, "predictions")
     _in_default_graph(predictions, "prediction values")
     return predictions
+
+
+def _predictable(value, mode):
+    """The original's PREDICT specs turned predictions into a `PredictOutput`, which
+    refused variables; training and evaluation read them."""
+    if mode == ModeKeys.PREDICT and isinstance(value, tf.Variable):
+        raise ValueError(
+            f"Prediction output value must be a Tensor; got {value}. Return "
+            "`tf.identity(variable)` (or `variable.read_value()`) as the prediction."
+        )
 
 
 def _validate_scaffold(scaffold):

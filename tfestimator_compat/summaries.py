@@ -7,6 +7,7 @@ original Estimator wrote them, so TensorBoard and scripts that read
 
 import numpy as np
 import tensorflow as tf
+from google.protobuf import message
 from tensorflow.core.framework import summary_pb2
 
 from tfestimator_compat import logs
@@ -71,7 +72,10 @@ def dict_to_summary(values):
     for key, value in sorted(values.items()):
         if key == "global_step" or value is None:
             continue
-        if isinstance(value, (bytes, str)):
+        if isinstance(value, bytes):
+            _add_serialized_summary(summary, key, value)
+            continue
+        if isinstance(value, str):
             continue
         array = np.asarray(value)
         if array.ndim == 0 and np.issubdtype(array.dtype, np.number):
@@ -79,6 +83,21 @@ def dict_to_summary(values):
         else:
             summary.value.add(tag=key, tensor=tf.make_tensor_proto(array))
     return summary
+
+
+def _add_serialized_summary(summary, key, serialized):
+    """A metric whose value is a serialized `Summary` (an image, a histogram) is
+    written as its values, tagged `<key>/<i>`, as the original wrote it."""
+    try:
+        metric_summary = summary_pb2.Summary.FromString(serialized)
+    except message.DecodeError:
+        tf.compat.v1.logging.warning(
+            "Skipping summary for %s: its value is bytes but not a serialized Summary.", key
+        )
+        return
+    for index, value in enumerate(metric_summary.value):
+        value.tag = f"{key}/{index}"
+        summary.value.append(value)
 
 
 def dict_to_str(values):
