@@ -20,6 +20,7 @@ except ImportError:
     check = None
 
 _PROG = "tfestimator-compat"
+_RUN_OPTIONS_WITH_VALUE = ("--output",)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -33,7 +34,8 @@ def _parser() -> argparse.ArgumentParser:
         help="run a program or notebook with tf.estimator available",
         description=(
             "Run PROGRAM as `python PROGRAM ARGS...` would, with tf.estimator available. "
-            "A .ipynb notebook runs its code cells in order. Options go before PROGRAM; "
+            "A .ipynb notebook runs on a Jupyter kernel with the shim active (the "
+            "`notebook` extra), cell by cell. Options go before PROGRAM; "
             "everything after it is the program's."
         ),
     )
@@ -42,6 +44,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the program is TensorFlow 1.x code: its `import tensorflow` gives tf.compat.v1, "
         "in graph mode",
+    )
+    run.add_argument(
+        "--output",
+        metavar="EXECUTED.ipynb",
+        help="for a notebook: write it, executed, with its outputs and figures",
     )
     run.add_argument("program", help="path to the .py program or .ipynb notebook")
     run.add_argument("args", nargs="*", metavar="ARGS", help="arguments for the program")
@@ -68,11 +75,16 @@ def _split_run(argv: List[str]) -> Tuple[List[str], List[str]]:
 
     Everything after the program path belongs to the program, even `--help`.
     """
-    for index in range(1, len(argv)):
+    index = 1
+    while index < len(argv):
         if argv[index] == "--":
             return [*argv[:index], *argv[index + 1 : index + 2]], argv[index + 2 :]
+        if argv[index] in _RUN_OPTIONS_WITH_VALUE:
+            index += 2
+            continue
         if not argv[index].startswith("-"):
             return argv[: index + 1], argv[index + 1 :]
+        index += 1
     return argv, []
 
 
@@ -86,7 +98,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if options.command == "run":
         from tfestimator_compat.runner import run_program
 
-        return run_program(options.program, program_args, tf1=options.tf1)
+        return run_program(options.program, program_args, tf1=options.tf1, output=options.output)
     if options.command == "check":
         return check.run_check(options)
     return _hook_command(options.command, options.site_dir)

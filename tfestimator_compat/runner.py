@@ -21,11 +21,12 @@ from typing import List
 
 from tfestimator_compat import activation
 from tfestimator_compat import notebook
+from tfestimator_compat import notebook_kernel
 from tfestimator_compat import tf1_mode
 from tfestimator_compat.user_traceback import print_traceback
 
 
-def run_program(path: str, args: List[str], tf1: bool = False) -> int:
+def run_program(path: str, args: List[str], tf1: bool = False, output=None) -> int:
     """Runs `path` with `args`; returns its exit status (or raises its `SystemExit`).
 
     Args:
@@ -34,12 +35,26 @@ def run_program(path: str, args: List[str], tf1: bool = False) -> int:
         args: the program's command-line arguments.
         tf1: run a TensorFlow 1.x program: its `import tensorflow` gives
             `tf.compat.v1` with the shim, in graph mode.
+        output: for a notebook, where to write it executed, with its outputs.
     """
-    activation.install()
     if not os.path.exists(path):
         print(f"tfestimator-compat: can't open file {path!r}: no such file", file=sys.stderr)
         return 2
     is_notebook = path.endswith(".ipynb")
+    if output and not is_notebook:
+        print("tfestimator-compat: --output is for notebooks (.ipynb) only", file=sys.stderr)
+        return 2
+    if is_notebook and notebook_kernel.available():
+        return notebook_kernel.run_notebook(path, args, output=output, tf1=tf1)
+    if is_notebook:
+        print(
+            f"tfestimator-compat: {notebook_kernel.MISSING_EXTRA}; running the code cells "
+            "in this process instead (no figures, no --output).",
+            file=sys.stderr,
+        )
+        if output:
+            return 2
+    activation.install()
     mode = tf1_mode.tf1_imports() if tf1 else contextlib.nullcontext()
     notebook_path = os.path.abspath(path)
     with _as_main(path, args, chdir=is_notebook), mode:
