@@ -231,7 +231,9 @@ def regularization_loss_metric(eval_metrics, key, regularization_losses):
 
 
 def validate_common(loss_reduction, loss_fn):
-    head_utils.validate_loss_reduction(loss_reduction)
+    """Checks `loss_reduction` (unless None, for a head that checks its own) and `loss_fn`."""
+    if loss_reduction is not None:
+        head_utils.validate_loss_reduction(loss_reduction)
     if loss_fn:
         head_utils.validate_loss_fn_args(loss_fn)
 
@@ -245,7 +247,8 @@ class SingleHead(Head):
     """
 
     def __init__(self, weight_column, loss_reduction, loss_fn, name):
-        validate_common(loss_reduction, loss_fn)
+        self._validate_loss_reduction(loss_reduction)
+        validate_common(None, loss_fn)
         self._weight_column = weight_column
         self._loss_reduction = loss_reduction
         self._loss_fn = loss_fn
@@ -265,5 +268,12 @@ class SingleHead(Head):
             logits = head_utils.check_logits(logits, self.logits_dimension)
             labels = self._processed_labels(logits, labels)
             loss, weights = self._unweighted_loss_and_weights(logits, labels, features)
-            training_loss = head_utils.weighted_loss(loss, weights, self._loss_reduction)
+            training_loss = self._reduce_loss(loss, weights)
             return head_utils.add_regularization(training_loss, regularization_losses)
+
+    def _validate_loss_reduction(self, loss_reduction):
+        head_utils.validate_loss_reduction(loss_reduction)
+
+    def _reduce_loss(self, unweighted_loss, weights):
+        """The training loss from per-example losses and weights, by `loss_reduction`."""
+        return head_utils.weighted_loss(unweighted_loss, weights, self._loss_reduction)
