@@ -48,6 +48,13 @@ _FROM_KERAS3 = {
     ),
     keras.optimizers.SGD: (keras2_optimizers.SGD, ("momentum", "nesterov")),
 }
+_V1_BY_NAME = {
+    "Adagrad": tf.compat.v1.train.AdagradOptimizer,
+    "Adam": tf.compat.v1.train.AdamOptimizer,
+    "Ftrl": tf.compat.v1.train.FtrlOptimizer,
+    "RMSProp": tf.compat.v1.train.RMSPropOptimizer,
+    "SGD": tf.compat.v1.train.GradientDescentOptimizer,
+}
 _KERAS3_ONLY = ("weight_decay", "loss_scale_factor", "gradient_accumulation_steps")
 
 
@@ -75,6 +82,36 @@ def get_optimizer(optimizer, learning_rate=None):
     if not _is_optimizer(optimizer):
         raise ValueError(
             f"The given object is not a tf.keras.optimizers.Optimizer instance. Given: {optimizer}"
+        )
+    return optimizer
+
+
+def get_v1_optimizer(optimizer, learning_rate):
+    """The `tf.compat.v1.train.Optimizer` a `tf.compat.v1.estimator` canned estimator trains with.
+
+    As in TF1, a name gets the estimator's default `learning_rate`, a class or
+    other callable is called, and anything but a TF1 optimizer is refused:
+    Keras optimizers belong to the `tf.estimator` (V2) classes.
+
+    Args:
+        optimizer: 'Adagrad', 'Adam', 'Ftrl', 'RMSProp' or 'SGD', a
+            `tf.compat.v1.train.Optimizer`, or a callable returning one.
+        learning_rate: the learning rate for a name.
+    """
+    if isinstance(optimizer, str):
+        if optimizer not in _V1_BY_NAME:
+            raise ValueError(
+                f"Unsupported optimizer name: {optimizer}. Supported names are: "
+                f"{tuple(sorted(_V1_BY_NAME))}"
+            )
+        return _V1_BY_NAME[optimizer](learning_rate=learning_rate)
+    if callable(optimizer):
+        optimizer = optimizer()
+    if not isinstance(optimizer, tf.compat.v1.train.Optimizer):
+        raise ValueError(
+            "The given object is not a tf.compat.v1.train.Optimizer instance. Given: "
+            f"{optimizer}. The tf.compat.v1.estimator canned estimators train with TF1 "
+            "optimizers; use the tf.estimator class for a Keras optimizer."
         )
     return optimizer
 
