@@ -11,6 +11,8 @@ estimators took) is used as it is.
 
 from __future__ import annotations
 
+import re
+
 import keras
 import tensorflow as tf
 from keras.src.utils.naming import to_snake_case
@@ -127,8 +129,9 @@ def from_keras(optimizer):
     """The Keras 2-style equivalent of a Keras 3 optimizer, for a TF1 graph.
 
     Keeps the learning rate (or schedule), the class's hyperparameters and
-    clipping. The name becomes Keras 2's (`Adam` rather than `adam`) unless
-    the optimizer was given its own, so checkpoint keys match the original's.
+    clipping. The name becomes Keras 2's (`Adam` rather than `adam` or
+    `adam_1`, as Keras 3 numbers the instances of a class) unless the
+    optimizer was given its own, so checkpoint keys match the original's.
     """
     cls = type(optimizer)
     if cls not in _FROM_KERAS3:
@@ -154,7 +157,8 @@ def from_keras(optimizer):
     if isinstance(learning_rate, dict):
         learning_rate = keras.optimizers.schedules.deserialize(learning_rate)
     name = config.get("name")
-    if name == to_snake_case(cls.__name__):
+    if re.fullmatch(rf"{to_snake_case(cls.__name__)}(_\d+)?", name or ""):
+        # Keras 3's own name (`adam`, or `adam_1` for the process's second Adam).
         name = None
     kwargs = {argument: config[argument] for argument in arguments}
     for clip in ("clipnorm", "clipvalue", "global_clipnorm"):
