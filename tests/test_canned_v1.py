@@ -6,6 +6,7 @@ predict and train on from them here, with the original's numbers.
 """
 
 import importlib.util
+import inspect
 import json
 import os
 import re
@@ -245,3 +246,101 @@ def test_tf1_iris_program_reaches_the_originals_accuracy(tmp_path):
     found = re.search(r"Test Accuracy: ([0-9.]+)", result.stdout)
     assert found, result.stdout + result.stderr[-4000:]
     assert float(found.group(1)) >= 0.9
+
+
+# Summary tags (and values for the zero-initialized linear model) that the
+# original's V1 classes wrote in their first training step, measured with 2.15.
+ORIGINAL_SUMMARIES = {
+    "DNNLinearCombinedClassifier": {
+        "dnn/dnn/hiddenlayer_0/fraction_of_zero_values": None,
+        "dnn/dnn/hiddenlayer_0/activation": None,
+        "dnn/dnn/logits/fraction_of_zero_values": None,
+        "dnn/dnn/logits/activation": None,
+        "linear/bias": 0.0,
+        "linear/fraction_of_zero_weights": 1.0,
+        "linear/linear/fraction_of_zero_values": 1.0,
+        "linear/linear/activation": None,
+        "loss": None,
+        "average_loss": None,
+    },
+    "LinearRegressor": {
+        "linear/bias": 0.0,
+        "linear/fraction_of_zero_weights": 1.0,
+        "loss": 5.0,
+        "average_loss": 0.625,
+    },
+}
+
+
+def _summaries_of_first_step(name, model_dir):
+    config = tf.estimator.RunConfig(save_summary_steps=1, tf_random_seed=1)
+    if name == "LinearRegressor":
+        estimator = tf.compat.v1.estimator.LinearRegressor(
+            X_COLUMN, model_dir=model_dir, config=config
+        )
+    else:
+        estimator = tf.compat.v1.estimator.DNNLinearCombinedClassifier(
+            model_dir=model_dir,
+            linear_feature_columns=X_COLUMN,
+            dnn_feature_columns=X_COLUMN,
+            dnn_hidden_units=[3],
+            config=config,
+        )
+    estimator.train(_x_y_input_fn(), steps=1)
+    found = {}
+    for path in tf.io.gfile.glob(os.path.join(model_dir, "events.out*")):
+        for event in tf.compat.v1.train.summary_iterator(path):
+            for value in event.summary.value:
+                found[value.tag] = value.simple_value if value.HasField("simple_value") else None
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(ORIGINAL_SUMMARIES))
+def test_training_summaries_have_the_originals_tags_and_values(name, model_dir):
+    found = _summaries_of_first_step(name, model_dir)
+    assert set(found) == set(ORIGINAL_SUMMARIES[name])
+    for tag, value in ORIGINAL_SUMMARIES[name].items():
+        if value is not None:
+            assert found[tag] == pytest.approx(value, abs=1e-5), tag
+    assert found["loss"] == pytest.approx(8 * found["average_loss"], rel=1e-5)
+
+
+# The arguments of the original's V1 classes, in order (tensorflow-estimator 2.15).
+ORIGINAL_ARGUMENTS = {
+    "DNNClassifier": "hidden_units feature_columns model_dir n_classes weight_column "
+    "label_vocabulary optimizer activation_fn dropout input_layer_partitioner config "
+    "warm_start_from loss_reduction batch_norm",
+    "DNNRegressor": "hidden_units feature_columns model_dir label_dimension weight_column "
+    "optimizer activation_fn dropout input_layer_partitioner config warm_start_from "
+    "loss_reduction batch_norm",
+    "DNNEstimator": "head hidden_units feature_columns model_dir optimizer activation_fn "
+    "dropout input_layer_partitioner config warm_start_from batch_norm",
+    "LinearClassifier": "feature_columns model_dir n_classes weight_column label_vocabulary "
+    "optimizer config partitioner warm_start_from loss_reduction sparse_combiner",
+    "LinearRegressor": "feature_columns model_dir label_dimension weight_column optimizer "
+    "config partitioner warm_start_from loss_reduction sparse_combiner",
+    "LinearEstimator": "head feature_columns model_dir optimizer config partitioner "
+    "sparse_combiner warm_start_from",
+    "DNNLinearCombinedClassifier": "model_dir linear_feature_columns linear_optimizer "
+    "dnn_feature_columns dnn_optimizer dnn_hidden_units dnn_activation_fn dnn_dropout "
+    "n_classes weight_column label_vocabulary input_layer_partitioner config "
+    "warm_start_from loss_reduction batch_norm linear_sparse_combiner",
+    "DNNLinearCombinedRegressor": "model_dir linear_feature_columns linear_optimizer "
+    "dnn_feature_columns dnn_optimizer dnn_hidden_units dnn_activation_fn dnn_dropout "
+    "label_dimension weight_column input_layer_partitioner config warm_start_from "
+    "loss_reduction batch_norm linear_sparse_combiner",
+    "DNNLinearCombinedEstimator": "head model_dir linear_feature_columns linear_optimizer "
+    "dnn_feature_columns dnn_optimizer dnn_hidden_units dnn_activation_fn dnn_dropout "
+    "input_layer_partitioner config batch_norm linear_sparse_combiner",
+    "BaselineClassifier": "model_dir n_classes weight_column label_vocabulary optimizer "
+    "config loss_reduction",
+    "BaselineRegressor": "model_dir label_dimension weight_column optimizer config loss_reduction",
+    "BaselineEstimator": "head model_dir optimizer config",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ORIGINAL_ARGUMENTS))
+def test_arguments_are_the_originals_in_order(name):
+    parameters = list(inspect.signature(getattr(canned_v1, name)).parameters)
+    original = ORIGINAL_ARGUMENTS[name].split()
+    assert parameters[: len(original)] == original

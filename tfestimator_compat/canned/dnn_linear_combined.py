@@ -79,7 +79,7 @@ def dnn_linear_combined_model_fn(
             training,
         )
         if training:
-            add_layer_summary(logits, "linear")
+            add_layer_summary(logits, "linear", "linear")
         learning_rate = linear_learning_rate(len(linear_feature_columns))
         parts.append((logits, variables, [], linear_optimizer, learning_rate))
 

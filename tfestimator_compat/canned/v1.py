@@ -25,6 +25,7 @@ import tensorflow as tf
 
 from tfestimator_compat.canned import feature_layers
 from tfestimator_compat.canned import optimizers
+from tfestimator_compat.canned import summaries
 from tfestimator_compat.canned import v1_variables
 from tfestimator_compat.canned.baseline import LEARNING_RATE as _BASELINE_LEARNING_RATE
 from tfestimator_compat.canned.baseline import baseline_model_fn
@@ -63,12 +64,12 @@ def _tf1_optimizer(optimizer, learning_rate):
 
 
 def _v1_model_fn(model_fn, head_scope, slot_part=None):
-    """`model_fn` whose optimizer variables get the original V1 checkpoint names."""
+    """`model_fn` whose optimizer variables and summaries get the original V1 names."""
 
     def v1_model_fn(features, labels, mode):
         if mode != ModeKeys.TRAIN:
             return model_fn(features, labels, mode)
-        with v1_variables.tf1_optimizer_names(head_scope, slot_part):
+        with v1_variables.tf1_optimizer_names(head_scope, slot_part), summaries.tf1_tags():
             return model_fn(features, labels, mode)
 
     return v1_model_fn
@@ -486,15 +487,19 @@ class BaselineEstimator(Estimator):
     0.3, a `tf.compat.v1.train.Optimizer`, or a callable returning one.
     """
 
-    def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None, weight_column=None):
+    def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None):
+        self._init_baseline(head, model_dir, optimizer, config, weight_column=None)
+
+    def _init_baseline(self, head, model_dir, optimizer, config, weight_column):
+        """`weight_column` names the example weights, which the batch size is not read from."""
         model_fn = functools.partial(
             baseline_model_fn,
             head=head,
             optimizer=_tf1_optimizer(optimizer, _BASELINE_LEARNING_RATE),
             weight_column=weight_column,
         )
-        super().__init__(
-            model_fn=_v1_model_fn(model_fn, "head"), model_dir=model_dir, config=config
+        Estimator.__init__(
+            self, model_fn=_v1_model_fn(model_fn, "head"), model_dir=model_dir, config=config
         )
 
 
@@ -516,14 +521,14 @@ class BaselineClassifier(BaselineEstimator):
         config=None,
         loss_reduction=SUM,
     ):
-        super().__init__(
+        self._init_baseline(
             v1_heads.classification_head(
                 n_classes, weight_column, label_vocabulary, loss_reduction
             ),
-            model_dir=model_dir,
-            optimizer=optimizer,
-            config=config,
-            weight_column=weight_column,
+            model_dir,
+            optimizer,
+            config,
+            weight_column,
         )
 
 
@@ -544,10 +549,10 @@ class BaselineRegressor(BaselineEstimator):
         config=None,
         loss_reduction=SUM,
     ):
-        super().__init__(
+        self._init_baseline(
             v1_heads.regression_head(label_dimension, weight_column, loss_reduction),
-            model_dir=model_dir,
-            optimizer=optimizer,
-            config=config,
-            weight_column=weight_column,
+            model_dir,
+            optimizer,
+            config,
+            weight_column,
         )

@@ -214,15 +214,20 @@ def create_train_op(
 def add_loss_summaries(loss, regularization_losses=None, summary_key=None):
     """The `loss` (and `regularization_loss`) scalars of a training run."""
     summary_key = summary_key or (lambda key: key)
+    add_scalar_summary(summary_key(MetricKeys.LOSS), loss)
+    if regularization_losses is not None:
+        add_scalar_summary(
+            summary_key(MetricKeys.LOSS_REGULARIZATION),
+            tf.math.add_n(list(regularization_losses)),
+        )
+
+
+def add_scalar_summary(tag, value):
+    """A v1 scalar summary at the top-level name scope, which the Estimator writes."""
     with tf.name_scope(""), warnings.catch_warnings():
         # v1 summaries warn that no v2 writer is set; the Estimator writes them.
         warnings.simplefilter("ignore", UserWarning)
-        tf.compat.v1.summary.scalar(summary_key(MetricKeys.LOSS), loss)
-        if regularization_losses is not None:
-            tf.compat.v1.summary.scalar(
-                summary_key(MetricKeys.LOSS_REGULARIZATION),
-                tf.math.add_n(list(regularization_losses)),
-            )
+        tf.compat.v1.summary.scalar(tag, value)
 
 
 def regularization_loss_metric(eval_metrics, key, regularization_losses):

@@ -3,18 +3,23 @@
 TF1's canned estimators reduced the training loss with
 `tf.compat.v1.losses.compute_weighted_loss`, by default summing it over the
 batch (`tf.compat.v1.losses.Reduction.SUM`): their `loss` is per batch while
-`average_loss` stays per example, and their AUCs summed trapezoids. Otherwise
-predictions, metrics and exports are those of the V2 heads, which these are.
+`average_loss` stays per example (also a training summary), and their AUCs
+summed trapezoids. Otherwise predictions, metrics and exports are those of
+the V2 heads, which these are.
 """
 
 from __future__ import annotations
 
 import tensorflow as tf
 
+from tfestimator_compat.head import base_head
+from tfestimator_compat.head import head_utils
 from tfestimator_compat.head.binary_class_head import BinaryClassHead
+from tfestimator_compat.head.metric_keys import MetricKeys
 from tfestimator_compat.head.metrics import AUCV1
 from tfestimator_compat.head.multi_class_head import MultiClassHead
 from tfestimator_compat.head.regression_head import RegressionHead
+from tfestimator_compat.mode_keys import ModeKeys
 
 _Reduction = tf.compat.v1.losses.Reduction
 SUM = _Reduction.SUM
@@ -38,6 +43,23 @@ class _V1Reduction:
             reduction=self._loss_reduction,
             loss_collection=None,
         )
+
+    def create_estimator_spec(self, features, mode, logits, labels=None, **kwargs):
+        spec = super().create_estimator_spec(features, mode, logits, labels=labels, **kwargs)
+        if mode == ModeKeys.TRAIN and self._loss_reduction == SUM:
+            self._summarize_average_loss(features, logits, labels)
+        return spec
+
+    def _summarize_average_loss(self, features, logits, labels):
+        """TF1 also logged the summed loss over the examples' total weight while training."""
+        with tf.name_scope(self.name or "head"), tf.name_scope("average_loss"):
+            logits = head_utils.check_logits(logits, self.logits_dimension)
+            labels = self._processed_labels(logits, labels)
+            loss, weights = self._unweighted_loss_and_weights(logits, labels, features)
+            loss = tf.cast(loss, tf.float32)
+            weight_sum = tf.reduce_sum(weights * tf.ones_like(loss))
+            average = tf.reduce_sum(loss * weights) / weight_sum
+        base_head.add_scalar_summary(self._summary_key(MetricKeys.LOSS_MEAN), average)
 
 
 class BinaryClassHeadV1(_V1Reduction, BinaryClassHead):
