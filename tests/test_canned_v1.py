@@ -344,3 +344,15 @@ def test_arguments_are_the_originals_in_order(name):
     parameters = list(inspect.signature(getattr(canned_v1, name)).parameters)
     original = ORIGINAL_ARGUMENTS[name].split()
     assert parameters[: len(original)] == original
+
+
+def test_partitioners_are_accepted_and_variables_stay_one_part(model_dir):
+    partitioner = tf.compat.v1.min_max_variable_partitioner(max_partitions=1)
+    regressor = tf.compat.v1.estimator.LinearRegressor(
+        X_COLUMN, model_dir=model_dir, partitioner=partitioner
+    )
+    regressor.train(_x_y_input_fn(), steps=1)
+    assert "linear/linear_model/x/weights/part_0/Ftrl" in regressor.get_variable_names()
+    assert regressor.get_variable_value("linear/linear_model/x/weights").shape == (2, 1)
+    with pytest.raises(ValueError, match="input_layer_partitioner must be a partitioner"):
+        tf.compat.v1.estimator.DNNClassifier([2], X_COLUMN, input_layer_partitioner=3)
