@@ -175,6 +175,7 @@ def test_keras_optimizer_instances_train_with_the_original_names(tmp_path):
         regressor.train(_input_fn(labels=lambda x, y: x.sum(1)), steps=3)
         return regressor
 
+    keras.optimizers.Adam()  # The next one is Keras 3's `adam_<n>`; Keras 2 named it `Adam`.
     adam = train(keras.optimizers.Adam(0.05, beta_1=0.8), "keras")
     assert adam.get_variable_value("training/Adam/learning_rate") == pytest.approx(0.05)
     assert adam.get_variable_value("training/Adam/beta_1") == pytest.approx(0.8)

@@ -5,7 +5,8 @@ this package's API everywhere legacy code looks for it:
 
 - `tf.estimator` (`import tensorflow.estimator`, `from tensorflow import estimator`),
   with `tf.estimator.export` and `tf.estimator.experimental`;
-- `tf.compat.v1.estimator`, also `inputs`, on both the `tf.compat.v1` attribute
+- `tf.compat.v1.estimator`, with the V1 canned estimators (`canned.v1`), also
+  `inputs`, on both the `tf.compat.v1` attribute
   and the `tensorflow.compat.v1` module (`import tensorflow.compat.v1 as tf`);
 - the old package: `import tensorflow_estimator`, `tensorflow_estimator.estimator`;
 - `tf.keras.estimator.model_to_estimator`, once the package provides it;
@@ -108,10 +109,14 @@ def _build_namespaces():
     from tfestimator_compat import experimental
     from tfestimator_compat import export
     from tfestimator_compat import inputs
+    from tfestimator_compat.canned import v1 as canned_v1
 
     doc = "tf.estimator, provided by tfestimator_compat."
     v2 = _fill(_namespace("tensorflow.estimator", doc), tfestimator_compat)
     v1 = _fill(_namespace("tensorflow.compat.v1.estimator", doc), tfestimator_compat)
+    # The canned estimators of TF1 (SUM loss, TF1 optimizers) replace their V2 namesakes.
+    for name in canned_v1.__all__:
+        setattr(v1, name, getattr(canned_v1, name))
     subpackages = {
         "export": _fill(_namespace("tensorflow.estimator.export", export.__doc__), export),
         "experimental": _fill(

@@ -57,11 +57,11 @@ def dnn_logits(
                 if batch_norm:
                     net = _batch_normalization(net, f"batchnorm_{index}", training, update_ops)
             if training:
-                add_layer_summary(net, layer_name)
+                add_layer_summary(net, layer_name, "dnn")
         with tf.compat.v1.variable_scope("logits"):
             logits = _dense(net, units, None)
         if training:
-            add_layer_summary(logits, "logits")
+            add_layer_summary(logits, "logits", "dnn")
     variables = tf.compat.v1.get_collection(
         tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, scope=scope.name + "/"
     )

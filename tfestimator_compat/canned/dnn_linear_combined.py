@@ -25,11 +25,11 @@ from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.head import head_utils
 from tfestimator_compat.mode_keys import ModeKeys
 
-_DNN_LEARNING_RATE = 0.001
+DNN_LEARNING_RATE = 0.001
 _LINEAR_LEARNING_RATE = 0.005
 
 
-def _linear_learning_rate(num_linear_feature_columns):
+def linear_learning_rate(num_linear_feature_columns):
     return min(_LINEAR_LEARNING_RATE, 1.0 / math.sqrt(num_linear_feature_columns))
 
 
@@ -69,7 +69,7 @@ def dnn_linear_combined_model_fn(
             dropout=dnn_dropout,
             batch_norm=batch_norm,
         )
-        parts.append((logits, variables, update_ops, dnn_optimizer, _DNN_LEARNING_RATE))
+        parts.append((logits, variables, update_ops, dnn_optimizer, DNN_LEARNING_RATE))
     if linear_feature_columns:
         logits, variables = linear_logits(
             features,
@@ -79,8 +79,8 @@ def dnn_linear_combined_model_fn(
             training,
         )
         if training:
-            add_layer_summary(logits, "linear")
-        learning_rate = _linear_learning_rate(len(linear_feature_columns))
+            add_layer_summary(logits, "linear", "linear")
+        learning_rate = linear_learning_rate(len(linear_feature_columns))
         parts.append((logits, variables, [], linear_optimizer, learning_rate))
 
     def train_op_fn(loss):

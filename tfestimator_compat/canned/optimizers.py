@@ -11,6 +11,8 @@ estimators took) is used as it is.
 
 from __future__ import annotations
 
+import re
+
 import keras
 import tensorflow as tf
 from keras.src.utils.naming import to_snake_case
@@ -48,6 +50,13 @@ _FROM_KERAS3 = {
     ),
     keras.optimizers.SGD: (keras2_optimizers.SGD, ("momentum", "nesterov")),
 }
+_V1_BY_NAME = {
+    "Adagrad": tf.compat.v1.train.AdagradOptimizer,
+    "Adam": tf.compat.v1.train.AdamOptimizer,
+    "Ftrl": tf.compat.v1.train.FtrlOptimizer,
+    "RMSProp": tf.compat.v1.train.RMSPropOptimizer,
+    "SGD": tf.compat.v1.train.GradientDescentOptimizer,
+}
 _KERAS3_ONLY = ("weight_decay", "loss_scale_factor", "gradient_accumulation_steps")
 
 
@@ -79,6 +88,36 @@ def get_optimizer(optimizer, learning_rate=None):
     return optimizer
 
 
+def get_v1_optimizer(optimizer, learning_rate):
+    """The `tf.compat.v1.train.Optimizer` a `tf.compat.v1.estimator` canned estimator trains with.
+
+    As in TF1, a name gets the estimator's default `learning_rate`, a class or
+    other callable is called, and anything but a TF1 optimizer is refused:
+    Keras optimizers belong to the `tf.estimator` (V2) classes.
+
+    Args:
+        optimizer: 'Adagrad', 'Adam', 'Ftrl', 'RMSProp' or 'SGD', a
+            `tf.compat.v1.train.Optimizer`, or a callable returning one.
+        learning_rate: the learning rate for a name.
+    """
+    if isinstance(optimizer, str):
+        if optimizer not in _V1_BY_NAME:
+            raise ValueError(
+                f"Unsupported optimizer name: {optimizer}. Supported names are: "
+                f"{tuple(sorted(_V1_BY_NAME))}"
+            )
+        return _V1_BY_NAME[optimizer](learning_rate=learning_rate)
+    if callable(optimizer):
+        optimizer = optimizer()
+    if not isinstance(optimizer, tf.compat.v1.train.Optimizer):
+        raise ValueError(
+            "The given object is not a tf.compat.v1.train.Optimizer instance. Given: "
+            f"{optimizer}. The tf.compat.v1.estimator canned estimators train with TF1 "
+            "optimizers; use the tf.estimator class for a Keras optimizer."
+        )
+    return optimizer
+
+
 def _is_optimizer(optimizer):
     return isinstance(
         optimizer,
@@ -90,8 +129,9 @@ def from_keras(optimizer):
     """The Keras 2-style equivalent of a Keras 3 optimizer, for a TF1 graph.
 
     Keeps the learning rate (or schedule), the class's hyperparameters and
-    clipping. The name becomes Keras 2's (`Adam` rather than `adam`) unless
-    the optimizer was given its own, so checkpoint keys match the original's.
+    clipping. The name becomes Keras 2's (`Adam` rather than `adam` or
+    `adam_1`, as Keras 3 numbers the instances of a class) unless the
+    optimizer was given its own, so checkpoint keys match the original's.
     """
     cls = type(optimizer)
     if cls not in _FROM_KERAS3:
@@ -117,7 +157,8 @@ def from_keras(optimizer):
     if isinstance(learning_rate, dict):
         learning_rate = keras.optimizers.schedules.deserialize(learning_rate)
     name = config.get("name")
-    if name == to_snake_case(cls.__name__):
+    if re.fullmatch(rf"{to_snake_case(cls.__name__)}(_\d+)?", name or ""):
+        # Keras 3's own name (`adam`, or `adam_1` for the process's second Adam).
         name = None
     kwargs = {argument: config[argument] for argument in arguments}
     for clip in ("clipnorm", "clipvalue", "global_clipnorm"):

@@ -214,15 +214,20 @@ def create_train_op(
 def add_loss_summaries(loss, regularization_losses=None, summary_key=None):
     """The `loss` (and `regularization_loss`) scalars of a training run."""
     summary_key = summary_key or (lambda key: key)
+    add_scalar_summary(summary_key(MetricKeys.LOSS), loss)
+    if regularization_losses is not None:
+        add_scalar_summary(
+            summary_key(MetricKeys.LOSS_REGULARIZATION),
+            tf.math.add_n(list(regularization_losses)),
+        )
+
+
+def add_scalar_summary(tag, value):
+    """A v1 scalar summary at the top-level name scope, which the Estimator writes."""
     with tf.name_scope(""), warnings.catch_warnings():
         # v1 summaries warn that no v2 writer is set; the Estimator writes them.
         warnings.simplefilter("ignore", UserWarning)
-        tf.compat.v1.summary.scalar(summary_key(MetricKeys.LOSS), loss)
-        if regularization_losses is not None:
-            tf.compat.v1.summary.scalar(
-                summary_key(MetricKeys.LOSS_REGULARIZATION),
-                tf.math.add_n(list(regularization_losses)),
-            )
+        tf.compat.v1.summary.scalar(tag, value)
 
 
 def regularization_loss_metric(eval_metrics, key, regularization_losses):
@@ -231,7 +236,9 @@ def regularization_loss_metric(eval_metrics, key, regularization_losses):
 
 
 def validate_common(loss_reduction, loss_fn):
-    head_utils.validate_loss_reduction(loss_reduction)
+    """Checks `loss_reduction` (unless None, for a head that checks its own) and `loss_fn`."""
+    if loss_reduction is not None:
+        head_utils.validate_loss_reduction(loss_reduction)
     if loss_fn:
         head_utils.validate_loss_fn_args(loss_fn)
 
@@ -245,7 +252,8 @@ class SingleHead(Head):
     """
 
     def __init__(self, weight_column, loss_reduction, loss_fn, name):
-        validate_common(loss_reduction, loss_fn)
+        self._validate_loss_reduction(loss_reduction)
+        validate_common(None, loss_fn)
         self._weight_column = weight_column
         self._loss_reduction = loss_reduction
         self._loss_fn = loss_fn
@@ -265,5 +273,12 @@ class SingleHead(Head):
             logits = head_utils.check_logits(logits, self.logits_dimension)
             labels = self._processed_labels(logits, labels)
             loss, weights = self._unweighted_loss_and_weights(logits, labels, features)
-            training_loss = head_utils.weighted_loss(loss, weights, self._loss_reduction)
+            training_loss = self._reduce_loss(loss, weights)
             return head_utils.add_regularization(training_loss, regularization_losses)
+
+    def _validate_loss_reduction(self, loss_reduction):
+        head_utils.validate_loss_reduction(loss_reduction)
+
+    def _reduce_loss(self, unweighted_loss, weights):
+        """The training loss from per-example losses and weights, by `loss_reduction`."""
+        return head_utils.weighted_loss(unweighted_loss, weights, self._loss_reduction)

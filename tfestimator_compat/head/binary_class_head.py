@@ -136,8 +136,8 @@ class BinaryClassHead(base_head.SingleHead):
                 key(MetricKeys.ACCURACY_BASELINE): metrics_lib.AccuracyBaseline(
                     name=MetricKeys.ACCURACY_BASELINE
                 ),
-                key(MetricKeys.AUC): keras.metrics.AUC(name=MetricKeys.AUC),
-                key(MetricKeys.AUC_PR): keras.metrics.AUC(curve="PR", name=MetricKeys.AUC_PR),
+                key(MetricKeys.AUC): self._auc(curve="ROC", name=MetricKeys.AUC),
+                key(MetricKeys.AUC_PR): self._auc(curve="PR", name=MetricKeys.AUC_PR),
             }
             if regularization_losses is not None:
                 eval_metrics[key(MetricKeys.LOSS_REGULARIZATION)] = keras.metrics.Mean(
@@ -145,6 +145,9 @@ class BinaryClassHead(base_head.SingleHead):
                 )
             eval_metrics.update(self._threshold_metrics())
         return eval_metrics
+
+    def _auc(self, curve, name):
+        return keras.metrics.AUC(curve=curve, name=name)
 
     def update_metrics(self, eval_metrics, features, logits, labels, regularization_losses=None):
         key = self._summary_key

@@ -39,3 +39,26 @@ def sample_weight(weights):
     if isinstance(weights, float) and weights == 1.0:
         return None
     return weights
+
+
+class AUCV1(keras.metrics.AUC):
+    """The area under the ROC or PR curve as `tf.compat.v1.metrics.auc` computed it.
+
+    The TF1 heads summed trapezoids on both curves and added 1e-6 to the
+    rates' numerators and denominators; Keras interpolates the PR curve and
+    adds nothing. On the same thresholds and counts the two differ (a
+    constant prediction scores 0.75 PR AUC in TF1, 0.5 in Keras), so the
+    `tf.compat.v1.estimator` heads report this one.
+    """
+
+    _EPSILON = 1.0e-6
+
+    def result(self):
+        tp, fp = self.true_positives, self.false_positives
+        tn, fn = self.true_negatives, self.false_negatives
+        recall = (tp + self._EPSILON) / (tp + fn + self._EPSILON)
+        if self.curve.value == "ROC":
+            x, y = fp / (fp + tn + self._EPSILON), recall
+        else:
+            x, y = recall, (tp + self._EPSILON) / (tp + fp + self._EPSILON)
+        return tf.reduce_sum((x[:-1] - x[1:]) * (y[:-1] + y[1:]) / 2.0)
