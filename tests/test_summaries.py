@@ -55,8 +55,9 @@ def test_training_summaries_every_save_summary_steps(model_dir):
     assert "hidden" in tags["histograms"]
     assert any(tag.startswith("picture") for tag in tags["images"])
     assert "note" in tags["tensors"]
-    assert [e.step for e in events.Scalars("loss")] == [0, 10, 20]
-    assert [e.step for e in events.Scalars("global_step/sec")] == [10, 20]
+    # As the original: at the global step each summarized step ended at.
+    assert [e.step for e in events.Scalars("loss")] == [1, 11, 21]
+    assert [e.step for e in events.Scalars("global_step/sec")] == [11, 21]
     assert events.Graph() is not None
 
 
@@ -93,12 +94,13 @@ def test_fast_steps_span_several_summary_periods_per_call(tmp_path, caplog, peri
     logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith("loss = ")]
     stepwise, stepwise_calls = train("stepwise", [est.SessionRunHook()])
     assert stepwise_calls == total
-    steps = list(range(0, total, period))
+    steps = list(range(0, total, period))  # as each step started (logged)
+    ended = [step + 1 for step in steps]  # as it ended (summaries)
     assert chunked_calls < len(steps) / 2  # calls span several summary periods
-    assert [e.step for e in chunked.Scalars("loss")] == steps
-    assert [e.step for e in chunked.Scalars("mean_logit")] == steps
-    assert [e.step for e in chunked.Histograms("hidden")] == steps
-    assert [e.step for e in chunked.Scalars("global_step/sec")] == steps[1:]
+    assert [e.step for e in chunked.Scalars("loss")] == ended
+    assert [e.step for e in chunked.Scalars("mean_logit")] == ended
+    assert [e.step for e in chunked.Histograms("hidden")] == ended
+    assert [e.step for e in chunked.Scalars("global_step/sec")] == ended[1:]
     assert all(e.value > 0 for e in chunked.Scalars("global_step/sec"))
     for tag in ("loss", "mean_logit"):
         np.testing.assert_allclose(
@@ -150,7 +152,7 @@ def test_a_train_op_stepping_the_global_step_twice_keeps_the_summary_period(mode
     estimator.train(dataset_input_fn(repeat=True), steps=150)
     assert estimator.get_variable_value("global_step") == 150
     steps = [e.step for e in accumulate(model_dir).Scalars("loss")]
-    assert steps == [0, 20] + list(range(30, 150, 10))
+    assert steps == [2, 22] + list(range(32, 152, 10)), "written at the step each ended at"
 
 
 def test_reading_eval_events_prints_no_notice_of_tensorflow_internals(model_dir):
@@ -171,3 +173,14 @@ print(sorted(est.experimental.read_eval_metrics(estimator.eval_dir())))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("[2]")
     assert "deprecated" not in done.stderr, done.stderr
+
+
+def test_training_summary_steps_are_the_originals(model_dir):
+    # tensorflow-estimator 2.15, same model and config: loss at 1, 4, 7, 10 and
+    # global_step/sec at 4, 7, 10 (its hooks write after the step ran).
+    config = est.RunConfig(model_dir=model_dir, save_summary_steps=3, log_step_count_steps=3)
+    estimator = est.Estimator(summarizing_model_fn, config=config)
+    estimator.train(dataset_input_fn(repeat=True), steps=10)
+    events = accumulate(model_dir)
+    assert [e.step for e in events.Scalars("loss")] == [1, 4, 7, 10]
+    assert [e.step for e in events.Scalars("global_step/sec")] == [4, 7, 10]

@@ -222,14 +222,22 @@ class TrainingLoop(_StepLoop):
             _logging.error("Model diverged with loss = NaN.")
             raise NanLossDuringTrainingError
         stop = self._finish_call()
+        advance = round(self._global_steps_per_step())
         for event_step, fetched in events:
+            # Summaries are written at the global step the step ended at, as the
+            # original's SummarySaverHook and StepCounterHook did; the loss is
+            # logged with the step it started at, as its LoggingTensorHook did.
             if "summary" in fetched:
-                summaries.write_summary(self.model_dir, fetched["summary"], event_step, flush=False)
+                summary_step = event_step + advance
+                summaries.write_summary(
+                    self.model_dir, fetched["summary"], summary_step, flush=False
+                )
                 self._next_summary = event_step + self._config.save_summary_steps
             if "logged_loss" in fetched:
                 # The step's time, as if the call's steps took equal time.
                 done = (event_step - first_step) / max(self.step - first_step, 1)
-                self._log(event_step, fetched["logged_loss"], self._call_started + done * elapsed)
+                when = self._call_started + done * elapsed
+                self._log(event_step, event_step + advance, fetched["logged_loss"], when)
                 self._next_log = event_step + self._config.log_step_count_steps
         if self._saver is not None and self._save_timer.should_trigger_for_step(self.step):
             stop = self._save(self.step) or stop
@@ -282,7 +290,7 @@ class TrainingLoop(_StepLoop):
                 stop = True
         return stop
 
-    def _log(self, run_step, loss, when):
+    def _log(self, run_step, end_step, loss, when):
         _logging.info("loss = %s, step = %d", loss, run_step)
         if self._last_log is not None:
             last_step, last_time = self._last_log
@@ -292,7 +300,7 @@ class TrainingLoop(_StepLoop):
                 summary = tf.compat.v1.Summary(
                     value=[tf.compat.v1.Summary.Value(tag="global_step/sec", simple_value=rate)]
                 )
-                summaries.write_summary(self.model_dir, summary, run_step, flush=False)
+                summaries.write_summary(self.model_dir, summary, end_step, flush=False)
         self._last_log = (run_step, when)
 
 
