@@ -1,6 +1,8 @@
 """TrainSpec, EvalSpec and train_and_evaluate as the original ran them locally."""
 
+import json
 import os
+import time
 
 import pytest
 from helpers import classifier_model_fn
@@ -113,3 +115,26 @@ def test_train_and_evaluate_argument_types(model_dir):
         est.train_and_evaluate(object(), spec, eval_spec)
     with pytest.raises(TypeError, match="`train_spec` must have type"):
         est.train_and_evaluate(make_estimator(model_dir), eval_spec, eval_spec)
+
+
+def evaluator_estimator(model_dir, monkeypatch, index):
+    cluster = {"chief": ["localhost:2222"], "worker": ["localhost:2223"]}
+    tf_config = {"cluster": cluster, "task": {"type": "evaluator", "index": index}}
+    monkeypatch.setenv("TF_CONFIG", json.dumps(tf_config))
+    return est.Estimator(classifier_model_fn, model_dir, params={"learning_rate": 0.1})
+
+
+def test_train_on_the_evaluator_task_is_refused_at_once(model_dir, monkeypatch):
+    estimator = evaluator_estimator(model_dir, monkeypatch, index=0)
+    with pytest.raises(ValueError, match="Train has been called wrong configuration"):
+        estimator.train(dataset_input_fn(), steps=1)
+    assert not os.path.exists(model_dir) or not os.listdir(model_dir), "nothing was written"
+
+
+def test_a_second_evaluator_is_refused_at_once_instead_of_polling(model_dir, monkeypatch):
+    estimator = evaluator_estimator(model_dir, monkeypatch, index=1)
+    specs = est.TrainSpec(dataset_input_fn(), max_steps=5), est.EvalSpec(dataset_input_fn())
+    started = time.time()
+    with pytest.raises(ValueError, match="there can only be one `evaluator` task"):
+        est.train_and_evaluate(estimator, *specs)
+    assert time.time() - started < 30

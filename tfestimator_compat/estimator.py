@@ -36,6 +36,7 @@ from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.model_fn_graph import ModelFnGraph
 from tfestimator_compat.model_fn_graph import placeholder_inputs
 from tfestimator_compat.run_config import RunConfig
+from tfestimator_compat.run_config import TaskType
 from tfestimator_compat.training_loop import MAX_STEPS_PER_CALL
 from tfestimator_compat.training_loop import EvaluationLoop
 from tfestimator_compat.training_loop import TrainingLoop
@@ -135,6 +136,13 @@ class Estimator:
         `steps` counts from the checkpoint training resumes from; `max_steps` is
         absolute, and training is skipped when the checkpoint already reached it.
         """
+        if self._config.task_type in (TaskType.EVALUATOR, TaskType.PS):
+            raise ValueError(
+                "Train has been called wrong configuration: this process is the "
+                f"{self._config.task_type!r} task of its TF_CONFIG cluster, which does not "
+                "train. Please use tf.estimator.train_and_evaluate, which runs each task's "
+                f"role. Current configuration: {self._config}."
+            )
         hooks = _check_hooks(hooks)
         listeners = _check_listeners(saving_listeners)
         if steps is not None and max_steps is not None:

@@ -266,6 +266,12 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
         config.save_checkpoints_secs,
     )
     distribution.check_cluster(config)
+    if config.task_type == TaskType.EVALUATOR and config.task_id > 0:
+        raise ValueError(
+            "For distributed training, there can only be one `evaluator` task (with task "
+            f"id 0). Given task id {config.task_id}: give this task index 0 in TF_CONFIG, "
+            "or drop it."
+        )
     if config.task_type == TaskType.EVALUATOR:
         return _run_evaluator(estimator, train_spec, eval_spec)
     if distribution.in_multi_worker_cluster(config):
