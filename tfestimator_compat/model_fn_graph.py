@@ -362,16 +362,21 @@ def _session_structure(fetches):
     """`fetches` as `tf.nest` can take them, where a Session accepted more.
 
     Lists become tuples (Keras step outputs must be tuples), and a dict keyed
-    by anything but strings (tensors, say) becomes the tuple of its values in
-    order; `_restore_keys` puts the keys back.
+    by tensors (`LoggingTensorHook([loss])` fetches one) becomes the tuple of
+    its values in order; `_restore_keys` puts the keys back.
     """
     if isinstance(fetches, (list, tuple)) and not hasattr(fetches, "_fields"):
         return tuple(_session_structure(item) for item in fetches)
     if isinstance(fetches, dict):
-        if all(isinstance(key, str) for key in fetches):
+        if not _keyed_by_graph_elements(fetches):
             return {key: _session_structure(value) for key, value in fetches.items()}
         return tuple(_session_structure(value) for value in fetches.values())
     return fetches
+
+
+def _keyed_by_graph_elements(mapping):
+    """Whether a dict has tensor (or op, variable) keys, which `tf.nest` cannot sort."""
+    return any(isinstance(key, (tf.Tensor, tf.Operation, tf.Variable)) for key in mapping)
 
 
 def _restore_keys(fetches, values):
@@ -379,7 +384,7 @@ def _restore_keys(fetches, values):
     if isinstance(fetches, (list, tuple)) and not hasattr(fetches, "_fields"):
         return type(fetches)(_restore_keys(f, v) for f, v in zip(fetches, values))
     if isinstance(fetches, dict):
-        if all(isinstance(key, str) for key in fetches):
+        if not _keyed_by_graph_elements(fetches):
             return type(fetches)((key, _restore_keys(f, values[key])) for key, f in fetches.items())
         pairs = zip(fetches.items(), values)
         return type(fetches)((key, _restore_keys(f, v)) for (key, f), v in pairs)
