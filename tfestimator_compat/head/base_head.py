@@ -21,7 +21,6 @@ Subclasses implement `loss`, `predictions`, `metrics`, `update_metrics` and
 from __future__ import annotations
 
 import abc
-import warnings
 
 import keras
 import tensorflow as tf
@@ -224,9 +223,7 @@ def add_loss_summaries(loss, regularization_losses=None, summary_key=None):
 
 def add_scalar_summary(tag, value):
     """A v1 scalar summary at the top-level name scope, which the Estimator writes."""
-    with tf.name_scope(""), warnings.catch_warnings():
-        # v1 summaries warn that no v2 writer is set; the Estimator writes them.
-        warnings.simplefilter("ignore", UserWarning)
+    with tf.name_scope(""):
         tf.compat.v1.summary.scalar(tag, value)
 
 
