@@ -165,9 +165,19 @@ def check_restorable(checkpoint_path, variables):
                 f"{variable.dtype.name} in the model"
             )
     if problems:
-        raise ValueError(
-            f"Checkpoint {checkpoint_path} does not match the model:\n  " + "\n  ".join(problems)
+        raise CheckpointMismatchError(
+            None,
+            None,
+            f"Checkpoint {checkpoint_path} does not match the model:\n  " + "\n  ".join(problems),
         )
+
+
+class CheckpointMismatchError(tf.errors.InvalidArgumentError, ValueError):
+    """A checkpoint whose variables have other shapes or dtypes than the model's.
+
+    An `InvalidArgumentError`, as the original's Saver raised, and a
+    `ValueError`, as earlier versions of this package raised.
+    """
 
 
 def restore(checkpoint_path, variables):

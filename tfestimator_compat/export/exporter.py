@@ -156,9 +156,9 @@ class BestExporter(_SavedModelExporter):
     def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
         if self._model_dir != estimator.model_dir:
             self._model_dir = estimator.model_dir
-            self._best_eval_result = self._best_from_events(
-                exclude_step=eval_result.get("global_step")
-            )
+            # Called by hand, eval_result may be None (the original exported then).
+            current_step = (eval_result or {}).get("global_step")
+            self._best_eval_result = self._best_from_events(exclude_step=current_step)
             if not self._has_exports(export_path):
                 self._best_eval_result = None
         if self._best_eval_result is not None and not self._compare_fn(

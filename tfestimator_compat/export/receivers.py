@@ -8,6 +8,7 @@ gets from them. The receiver function runs inside the export graph, where
 
 import collections
 
+import numpy as np
 import tensorflow as tf
 from tensorflow.python.saved_model.model_utils.export_utils import SINGLE_FEATURE_DEFAULT_NAME
 from tensorflow.python.saved_model.model_utils.export_utils import SINGLE_LABEL_DEFAULT_NAME
@@ -27,13 +28,35 @@ def _as_checked_dict(tensors, field, allow_int_keys=False):
         raise ValueError(f"{field}s must be defined.")
     if not isinstance(tensors, dict):
         tensors = {_DEFAULT_NAMES[field]: tensors}
+    checked = {}
     for key, tensor in tensors.items():
         if not isinstance(key, str) and not (allow_int_keys and isinstance(key, int)):
             kinds = "strings or ints" if allow_int_keys else "strings"
             raise ValueError(f"{field} keys must be {kinds}: {key}.")
-        if not isinstance(tensor, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)):
-            raise ValueError(f"{field} {key} must be a Tensor, SparseTensor, or RaggedTensor.")
-    return tensors
+        checked[key] = _as_tensor(tensor, f"{field} {key}")
+    return checked
+
+
+def _as_tensor(value, label):
+    """`value` as a Tensor, SparseTensor or RaggedTensor, or the original's ValueError.
+
+    Like the original, an object with a `.tensor` that converts (a
+    LabeledTensor) is accepted; so is any other type with a registered tensor
+    conversion. Python and NumPy values are refused, as they were.
+    """
+    if isinstance(value, _TENSOR_TYPES):
+        return value
+    error = ValueError(f"{label} must be a Tensor, SparseTensor, or RaggedTensor.")
+    if isinstance(value, _PLAIN_VALUES) or value is None:
+        raise error
+    try:
+        return tf.convert_to_tensor(value)
+    except (TypeError, ValueError):
+        raise error from None
+
+
+_TENSOR_TYPES = (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)
+_PLAIN_VALUES = (bool, int, float, complex, str, bytes, list, tuple, dict, np.ndarray, np.generic)
 
 
 class ServingInputReceiver(
@@ -76,6 +99,7 @@ class TensorServingInputReceiver(
     def __new__(cls, features, receiver_tensors, receiver_tensors_alternatives=None):
         if features is None:
             raise ValueError("features must be defined.")
+        features = _as_tensor(features, "feature")  # one tensor, not a dict
         receiver = ServingInputReceiver(features, receiver_tensors, receiver_tensors_alternatives)
         return super().__new__(
             cls,

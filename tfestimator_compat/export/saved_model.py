@@ -76,16 +76,25 @@ def export(
         as_text: write `saved_model.pbtxt` instead of `saved_model.pb`.
         checkpoint_path: the checkpoint to export; the newest when None.
     """
-    checkpoint_path = checkpoint_path or estimator.latest_checkpoint()
+    checkpoint_path = (
+        checkpoint_path or estimator.latest_checkpoint() or _warm_start_checkpoint(estimator)
+    )
     if not checkpoint_path:
         raise ValueError(f"Couldn't find trained model at {estimator.model_dir}.")
     module = tf.Module()
     module.variables_by_name = {}
+    module.local_variables = []
+    asset_files = []
     module.resources = []
     signatures, method_names, tags_of = {}, {}, {}
     for mode, receiver_fn in receiver_fns.items():
         graph, receiver = estimator._trace_for_export(mode, receiver_fn, checkpoint_path)
         module.variables_by_name.update(estimator._variables_of(graph))
+        # Metric and other local variables a model_fn made (before branching on
+        # mode, say) are read by the signatures too; the original's loader
+        # initialized them. Tracked here, they are saved at their initial values.
+        module.local_variables.extend(_local_variables(graph))
+        asset_files.extend(_asset_files(graph))
         module.resources.extend(graph.resources)
         # TF builds SignatureDefs from graph tensors, with TF1 helpers.
         with graph.graph.as_default(), logs.internal_tf_calls():
@@ -107,6 +116,7 @@ def export(
         with logs.internal_tf_calls():
             tf.saved_model.save(module, temp_dir, signatures=signatures)
         _finish_meta_graphs(temp_dir, method_names, tags_of, as_text)
+        _copy_assets(temp_dir, asset_files)
         _copy_assets_extra(temp_dir, assets_extra)
         temp_dirs.release(temp_dir)
         tf.io.gfile.rename(temp_dir, export_dir)
@@ -115,6 +125,49 @@ def export(
             tf.io.gfile.rmtree(temp_dir)
         raise
     return export_dir
+
+
+def _warm_start_checkpoint(estimator):
+    """With no checkpoint of its own, the original exported its warm-start checkpoint."""
+    settings = estimator._warm_start_settings
+    if settings is None:
+        return None
+    source = os.fsdecode(settings.ckpt_to_initialize_from)
+    if tf.io.gfile.isdir(source):
+        return tf.train.latest_checkpoint(source)
+    return source
+
+
+def _local_variables(graph):
+    keys = (tf.compat.v1.GraphKeys.LOCAL_VARIABLES, tf.compat.v1.GraphKeys.METRIC_VARIABLES)
+    found = {}
+    for key in keys:
+        for variable in graph.collections.get(key, []):
+            if isinstance(variable, tf.Variable):
+                found[id(variable)] = variable
+    return list(found.values())
+
+
+def _asset_files(graph):
+    """The files named in the model_fn's `ASSET_FILEPATHS` collection (vocabularies, say)."""
+    paths = []
+    for tensor in graph.collections.get(tf.compat.v1.GraphKeys.ASSET_FILEPATHS, []):
+        path = tf.get_static_value(tensor) if tf.is_tensor(tensor) else tensor
+        if path is None:
+            raise ValueError(
+                f"ASSET_FILEPATHS holds {tensor}, whose value is not known when the model is "
+                "traced; add a tf.constant of the file's path instead."
+            )
+        paths.append(os.fsdecode(path.item() if hasattr(path, "item") else path))
+    return paths
+
+
+def _copy_assets(export_dir, paths):
+    """Copies each asset file into `assets/`, as the original's SavedModel builder did."""
+    for path in paths:
+        target = os.path.join(export_dir, "assets", os.path.basename(path))
+        tf.io.gfile.makedirs(os.path.dirname(target))
+        tf.io.gfile.copy(path, target, overwrite=True)
 
 
 def _signature_defs(mode, graph, receiver):
