@@ -71,8 +71,17 @@ def test_no_labels_and_bare_tensors_reach_the_model_fn_as_given(folder):
 
 
 def test_mixed_keys_keep_their_keys_and_order(folder):
-    features, _ = _run(folder, "mixed_keys", {})[est.ModeKeys.TRAIN]
+    seen = _run(folder, "mixed_keys", {})
+    features, _ = seen[est.ModeKeys.TRAIN]
     assert list(features) == ["x", 3]
+    # The original could not predict from such a dict (it sorted the keys); here it can.
+    model = est.Estimator(cases.model_fn_for(tf, est, seen), os.path.join(folder, "mixed_keys"))
+    input_fn, _ = cases.input_fns(tf, folder)["mixed_keys"]
+    prediction = next(model.predict(input_fn))
+    assert list(seen[est.ModeKeys.PREDICT][0]) == ["x", 3]
+    x, _ = cases.data()
+    expected = x[0] @ model.get_variable_value("w")[:, 0] + model.get_variable_value("b")[0]
+    assert prediction["logits"] == pytest.approx(expected, rel=1e-5)
 
 
 def test_numpy_values_reach_the_model_fn_as_numpy(folder):

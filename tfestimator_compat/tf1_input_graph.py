@@ -100,12 +100,17 @@ class _Reader:
         self._coordinator = tf.train.Coordinator()
         self._stopped = False
         self._lock = threading.Lock()
-        self._session.run(initializer)
-        # Called from tf.data, where eager execution is on: queue runners need the graph.
-        with graph.as_default():
-            self._threads = tf.compat.v1.train.start_queue_runners(
-                self._session, coord=self._coordinator
-            )
+        self._threads = []
+        try:
+            self._session.run(initializer)
+            # Called from tf.data, where eager execution is on: queue runners need the graph.
+            with graph.as_default():
+                self._threads = tf.compat.v1.train.start_queue_runners(
+                    self._session, coord=self._coordinator
+                )
+        except BaseException:
+            self.stop()
+            raise
 
     def next(self, fetches):
         """The next batch, or None at the end of the input (or once stopped)."""
@@ -127,6 +132,8 @@ class _Reader:
         self._coordinator.request_stop()
         try:
             self._coordinator.join(self._threads, stop_grace_period_secs=_STOP_GRACE_SECS)
+        except tf.errors.OpError:
+            pass  # a queue runner's error, already raised by `next`
         finally:
             self._session.close()
 
