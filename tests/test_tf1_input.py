@@ -286,3 +286,25 @@ def test_run_tf1_program_with_queue_input(folder):
     assert int(step) == expected["global_step"]
     assert float(loss) == pytest.approx(expected["eval_loss"], rel=1e-5)
     assert int(count) == expected["predictions"]
+
+
+def test_two_iterators_are_read_together_by_a_session(model_dir):
+    x, y = cases.data()
+
+    def input_fn():
+        v1 = tf.compat.v1
+        features = v1.data.make_one_shot_iterator(
+            tf.data.Dataset.from_tensor_slices({"x": x}).batch(cases.BATCH)
+        ).get_next()
+        labels = v1.data.make_initializable_iterator(
+            tf.data.Dataset.from_tensor_slices(y).batch(cases.BATCH)
+        )
+        # The TF1 idiom: the initializable iterator starts with the tables.
+        v1.add_to_collection(v1.GraphKeys.TABLE_INITIALIZERS, labels.initializer)
+        return features, labels.get_next()
+
+    model = est.Estimator(cases.model_fn_for(tf, est), model_dir)
+    model.train(input_fn)
+    results = model.evaluate(input_fn)
+    assert results["global_step"] == 3
+    assert results["loss"] == pytest.approx(EXPECTED["pop_label"]["eval_loss"], rel=1e-5)
