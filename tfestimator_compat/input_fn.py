@@ -46,11 +46,16 @@ class InputFnResult:
         graph_input: the `TF1InputGraph` the batches are read from, if any.
     """
 
-    def __init__(self, dataset, structure, graph_input=None, source=None):
+    def __init__(self, dataset, structure, graph_input=None, input_fn=None):
         self.dataset = dataset
         self.structure = structure
         self._graph_input = graph_input
-        self.source = source
+        self.input_fn = input_fn
+
+    @property
+    def source(self):
+        """Where the input_fn is defined, for messages (looked up only when one is due)."""
+        return input_errors.where(self.input_fn)
 
     @property
     def has_labels(self):
@@ -89,7 +94,7 @@ class InputFnResult:
             structure = NestedStructure(False)
         else:
             features, structure = self.dataset, self.structure.features_only()
-        return InputFnResult(features, structure, self._graph_input, self.source)
+        return InputFnResult(features, structure, self._graph_input, self.input_fn)
 
     def warn_if_evaluation_never_ends(self, steps):
         """Warns (once per input_fn) that `evaluate(steps=None)` of an endless input hangs."""
@@ -150,7 +155,7 @@ def call_input_fn(input_fn, mode, params, config, context=None):
         return input_fn(**kwargs)
 
     inputs = _read(call)
-    inputs.source = input_errors.where(input_fn)
+    inputs.input_fn = input_fn
     # Reading ahead overlaps input with the steps, as a Session's queue did.
     inputs.dataset = inputs.dataset.prefetch(tf.data.AUTOTUNE)
     return inputs
