@@ -308,3 +308,30 @@ def test_two_iterators_are_read_together_by_a_session(model_dir):
     results = model.evaluate(input_fn)
     assert results["global_step"] == 3
     assert results["loss"] == pytest.approx(EXPECTED["pop_label"]["eval_loss"], rel=1e-5)
+
+
+@pytest.mark.slow
+def test_a_queue_input_stopped_early_exits_without_tf_data_warnings(folder):
+    program = Path(folder) / "stops_early.py"
+    program.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(FIXTURES)!r})\n"
+        "import tensorflow as tf\n"
+        "import tfestimator_compat as est\n"
+        "import cases\n"
+        f"folder = {folder!r}\n"
+        "model = est.Estimator(cases.model_fn_for(tf, est), folder + '/model')\n"
+        "input_fn, _ = cases.input_fns(tf, folder)['tfrecord_batch']\n"
+        "model.train(input_fn, steps=1)\n"
+        "print('DONE')\n"
+    )
+    # The package under test, not an installed one.
+    root = str(Path(__file__).parents[1])
+    path = os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])
+    env = dict(os.environ, PYTHONPATH=path, TF_CPP_MIN_LOG_LEVEL="0")
+    result = subprocess.run(
+        [sys.executable, str(program)], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert result.returncode == 0 and "DONE" in result.stdout, result.stderr[-4000:]
+    # An iterator finalized after Python's shutdown would say so on stderr.
+    assert "GeneratorDataset" not in result.stderr, result.stderr[-4000:]

@@ -421,6 +421,13 @@ class ModelFnModel(keras.Model):
         fetches (prediction hooks do); then each call predicts one batch.
         """
         self._predict_iterator = iter(dataset)
+        try:
+            yield from self._predicted_batches(before_batch, batches_per_call)
+        finally:
+            # The iterator (and a Session reading the input) ends with the prediction.
+            self._predict_iterator = None
+
+    def _predicted_batches(self, before_batch, batches_per_call):
         while True:
             if before_batch is not None:
                 before_batch()

@@ -12,6 +12,7 @@ one Python call per batch, and none per step inside a batch.
 """
 
 import contextlib
+import gc
 import threading
 
 import tensorflow as tf
@@ -90,6 +91,9 @@ class TF1InputGraph:
                 readers = list(self._readers)
             for reader in readers:
                 self._forget(reader)
+            # A tf.data iterator left in a reference cycle (an input stopped
+            # early) would be finalized at exit, after Python, with a warning.
+            gc.collect()
 
 
 class _Reader:
