@@ -14,7 +14,12 @@ def _batches(input_fn):
     from tfestimator_compat.input_fn import call_input_fn
 
     result = call_input_fn(input_fn, est.ModeKeys.TRAIN, {}, est.RunConfig())
-    return [tf.nest.map_structure(lambda t: t.numpy(), batch) for batch in result.dataset]
+    batches = []
+    for element in result.dataset:
+        features, labels = result.unpack(element)
+        batch = (features, labels) if result.has_labels else features
+        batches.append(tf.nest.map_structure(lambda t: t.numpy(), batch))
+    return batches
 
 
 def test_batches_cross_epochs_and_the_last_one_is_smaller():

@@ -18,7 +18,6 @@ import tensorflow as tf
 from tfestimator_compat import checkpoints
 from tfestimator_compat import distribution
 from tfestimator_compat import fn_args
-from tfestimator_compat import logs
 from tfestimator_compat import session_config
 from tfestimator_compat import summaries
 from tfestimator_compat import warm_starting
@@ -218,7 +217,7 @@ class Estimator:
         )
         tf.io.gfile.makedirs(config.model_dir)
         runner.begin()
-        with logs.reading_to_the_end_of_input():
+        with inputs.reading():
             model.fit(
                 inputs.dataset,
                 epochs=1,
@@ -252,6 +251,7 @@ class Estimator:
         if not in_memory:
             self._start_from(checkpoint_path)
         inputs = self._call_input_fn(input_fn, ModeKeys.EVAL)
+        inputs.warn_if_evaluation_never_ends(steps)
         graph, model = self._traced(ModeKeys.EVAL, inputs)
         spec = graph.spec
         for reserved in ("loss", "global_step"):
@@ -272,7 +272,7 @@ class Estimator:
         loop = EvaluationLoop(runner, {"loss": spec.loss, "updates": updates}, steps)
         model.reset_eval_loss()
         runner.begin()
-        with logs.reading_to_the_end_of_input():
+        with inputs.reading():
             model.evaluate(inputs.dataset, verbose=0, callbacks=[loop] + keras_callbacks(all_hooks))
         results = graph.results(graph.metric_values, graph.value_function(graph.metric_values)())
         results["loss"] = np.float32(model.mean_eval_loss())
@@ -314,16 +314,17 @@ class Estimator:
         callbacks.on_predict_begin()
         model.set_fetches({"predictions": predictions})
         batches = model.predict_batches(inputs.dataset, before_batch if runner.hooks else None)
-        for index, outputs in enumerate(batches):
-            stop = runner.after_step(outputs)
-            evaluated = graph.results(predictions, outputs["predictions"])
-            callbacks.on_predict_batch_end(index, {"outputs": evaluated})
-            if not yield_single_examples:
-                yield evaluated
-            else:
-                yield from _single_examples(evaluated)
-            if stop:
-                break
+        with inputs.reading():
+            for index, outputs in enumerate(batches):
+                stop = runner.after_step(outputs)
+                evaluated = graph.results(predictions, outputs["predictions"])
+                callbacks.on_predict_batch_end(index, {"outputs": evaluated})
+                if not yield_single_examples:
+                    yield evaluated
+                else:
+                    yield from _single_examples(evaluated)
+                if stop:
+                    break
         runner.end()
         callbacks.on_predict_end()
 
@@ -471,11 +472,11 @@ class Estimator:
         building. A model_fn that returns hooks is traced on every call, so
         its hooks are fresh objects each time, as in the original.
         """
-        key = (mode, repr(inputs.features_spec), repr(inputs.labels_spec), inputs.endless)
+        key = (mode, inputs.trace_key)
         if key in self._reusable:
             return self._reusable[key]
         graph = self._trace(mode, inputs)
-        model = ModelFnModel(graph, inputs.has_labels, inputs.endless)
+        model = ModelFnModel(graph, inputs.unpack, inputs.endless)
         model.compile()
         spec = graph.spec
         hooks = (

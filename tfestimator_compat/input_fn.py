@@ -1,12 +1,22 @@
 """Calling an `input_fn` and turning whatever it returns into a `tf.data.Dataset`.
 
-An `input_fn` may return a Dataset of `(features, labels)` or of features, a
-`(features, labels)` tuple of tensors, or tensors taken from a TF1 iterator
-(`tf.compat.v1.data.make_one_shot_iterator(ds).get_next()`). The original ran
-the whole input through the graph; a TF1 iterator read eagerly would yield only
-its first batch. So when the input_fn makes a TF1 iterator it is called again
-in a graph, its iterator reads placeholders instead, and what it computes from
-them becomes a `map` over the iterator's dataset: every batch is used.
+The original called the input_fn in the Estimator's graph and ran it with a
+Session, so an input_fn could return anything a Session can fetch. Here one
+of three routes reads it, the fastest that can:
+
+1. A Dataset, or tensors computed eagerly (and NumPy or Python values), is
+   read by tf.data inside the step functions: no Python per step.
+2. Tensors from a TF1 iterator's `get_next()`, and whatever pure ops follow
+   it (`features.pop("label")`, a cast), become a `map` over the iterator's
+   dataset: the input_fn is called again in a graph where the iterator yields
+   placeholders, and the graph from them to the result is the map function.
+   (Read eagerly, a TF1 iterator would yield only its first batch.)
+3. Anything else that needs a graph (queues, readers, queue runners, TF1
+   lookup tables initialized in the graph) is run by a Session, one
+   `session.run` per batch (`tf1_input_graph`).
+
+Whatever the structure (dicts with mixed keys, a bare tensor, no labels),
+`input_structure` carries it through tf.data and back to the model_fn.
 """
 
 import contextlib
@@ -15,15 +25,46 @@ import tensorflow as tf
 from tensorflow.python.data.ops import dataset_ops
 
 from tfestimator_compat import fn_args
+from tfestimator_compat import input_errors
+from tfestimator_compat import logs
+from tfestimator_compat.input_structure import FlatStructure
+from tfestimator_compat.input_structure import NestedStructure
+from tfestimator_compat.input_structure import features_and_labels
 from tfestimator_compat.model_fn_graph import placeholders_for
+from tfestimator_compat.tf1_input_graph import TF1InputGraph
+
+# Sources of input_fns already warned about (see `warn_if_evaluation_never_ends`).
+_WARNED_ENDLESS = set()
 
 
 class InputFnResult:
-    """A dataset of batches, and whether its elements are `(features, labels)`."""
+    """A dataset of batches, and how each element unpacks to `(features, labels)`.
 
-    def __init__(self, dataset, has_labels):
+    Args:
+        dataset: the batches.
+        structure: a `NestedStructure` or `FlatStructure` (`input_structure`).
+        graph_input: the `TF1InputGraph` the batches are read from, if any.
+    """
+
+    def __init__(self, dataset, structure, graph_input=None, input_fn=None):
         self.dataset = dataset
-        self.has_labels = has_labels
+        self.structure = structure
+        self._graph_input = graph_input
+        self.input_fn = input_fn
+
+    @property
+    def source(self):
+        """Where the input_fn is defined, for messages (looked up only when one is due)."""
+        return input_errors.where(self.input_fn)
+
+    @property
+    def has_labels(self):
+        return self.structure.has_labels
+
+    @property
+    def unpack(self):
+        """`element -> (features, labels)`, for the step functions."""
+        return self.structure.unpack
 
     @property
     def endless(self):
@@ -32,18 +73,58 @@ class InputFnResult:
 
     @property
     def features_spec(self):
-        spec = self.dataset.element_spec
-        return spec[0] if self.has_labels else spec
+        return self.structure.unpack(self.dataset.element_spec)[0]
 
     @property
     def labels_spec(self):
-        return self.dataset.element_spec[1] if self.has_labels else None
+        return self.structure.unpack(self.dataset.element_spec)[1]
+
+    @property
+    def trace_key(self):
+        """Equal for inputs a traced model_fn can be reused with."""
+        specs = repr(self.dataset.element_spec)
+        return (self.structure.key, specs, self.endless)
 
     def features_only(self):
         """The same input without labels, as PREDICT mode reads it."""
         if not self.has_labels:
             return self
-        return InputFnResult(self.dataset.map(lambda features, labels: features), False)
+        if isinstance(self.structure, NestedStructure):
+            features = self.dataset.map(lambda features, labels: features)
+            structure = NestedStructure(False)
+        else:
+            features, structure = self.dataset, self.structure.features_only()
+        return InputFnResult(features, structure, self._graph_input, self.input_fn)
+
+    def warn_if_evaluation_never_ends(self, steps):
+        """Warns (once per input_fn) that `evaluate(steps=None)` of an endless input hangs."""
+        if steps is not None or not self.endless or self.source in _WARNED_ENDLESS:
+            return
+        _WARNED_ENDLESS.add(self.source)
+        tf.compat.v1.logging.warning(
+            "evaluate(steps=None) reads its input to the end, but the input of the "
+            "input_fn at %s repeats forever, so this evaluation will not end (unless a "
+            "hook stops it). Pass steps=, or do not .repeat() the evaluation input.",
+            self.source,
+        )
+
+    @contextlib.contextmanager
+    def reading(self):
+        """Around the loop that reads the batches.
+
+        A Session reading them closes after it, and an error of the input
+        (a missing file) is raised once, as the input's own error: not
+        wrapped by tf.data, nor repeated in the trace of the step function.
+        """
+        owner = self._graph_input.reading() if self._graph_input else contextlib.nullcontext()
+        try:
+            with owner, logs.reading_to_the_end_of_input():
+                yield
+        except tf.errors.OpError as error:
+            cause = self._graph_input.error if self._graph_input else None
+            if cause is None and not input_errors.raised_by_the_input(error):
+                raise
+            raise input_errors.input_error(cause or error, self.source) from None
 
 
 def call_input_fn(input_fn, mode, params, config, context=None):
@@ -51,6 +132,13 @@ def call_input_fn(input_fn, mode, params, config, context=None):
 
     `context` is the `tf.distribute.InputContext` an `input_fn` naming
     `input_context` gets (a single-replica one when None).
+
+    The input_fn is first called eagerly. A Dataset, or tensors computed
+    eagerly, are read by tf.data. An input_fn that reads a TF1 iterator is
+    called again in a graph: what it computes after `get_next()` becomes a
+    `map` over the iterator's dataset when that is all it does, else (queues,
+    readers, tables initialized in the graph) the graph is run by a Session
+    (`tf1_input_graph`), as the original did.
     """
     names = fn_args.fn_args(input_fn)
     kwargs = {}
@@ -62,16 +150,56 @@ def call_input_fn(input_fn, mode, params, config, context=None):
         kwargs["config"] = config
     if "input_context" in names:
         kwargs["input_context"] = context or tf.distribute.InputContext()
+
+    def call():
+        return input_fn(**kwargs)
+
+    inputs = _read(call)
+    inputs.input_fn = input_fn
+    # Reading ahead overlaps input with the steps, as a Session's queue did.
+    inputs.dataset = inputs.dataset.prefetch(tf.data.AUTOTUNE)
+    return inputs
+
+
+def _read(call):
+    """The input of `call`, by the first route that can read it (see `call_input_fn`)."""
     try:
         with _tf1_iterators(_refuse_eager_iterator):
-            result = input_fn(**kwargs)
+            result = call()
     except _NeedsGraph as needs_graph:
-        dataset = _dataset_through_graph(lambda: input_fn(**kwargs), needs_graph.dataset)
+        inputs = _mapped_iterator(call, needs_graph.dataset) or _through_session(call)
+    except (RuntimeError, ValueError) as error:
+        if not _needs_a_graph(error):
+            raise
+        inputs = _through_session(call)
     else:
-        dataset = result if isinstance(result, tf.data.Dataset) else _repeated(result)
-    # Reading ahead overlaps input with the steps, as a Session's queue did.
-    dataset = dataset.prefetch(tf.data.AUTOTUNE)
-    return InputFnResult(dataset, _has_labels(dataset.element_spec))
+        inputs = _eager_result(result)
+    return inputs
+
+
+def _needs_a_graph(error):
+    """Whether an eager call failed on something only a graph has (queues, readers)."""
+    return "eager execution" in str(error)
+
+
+def _eager_result(result):
+    if isinstance(result, tf.data.Dataset):
+        return InputFnResult(result, NestedStructure(_has_labels(result.element_spec)))
+    features, labels = features_and_labels(result)
+    structure, tensors = FlatStructure.split(features, labels)
+    # Fixed tensors are fed at every step, as a graph constant was.
+    dataset = tf.data.Dataset.from_tensors(_element(tensors)).repeat()
+    return InputFnResult(dataset, structure)
+
+
+def _through_session(call):
+    graph_input = TF1InputGraph(call)
+    return InputFnResult(graph_input.dataset(), graph_input.structure, graph_input)
+
+
+def _element(tensors):
+    """A flat element; one that carries no tensor holds a stand-in (tf.data needs one)."""
+    return tuple(tensors) if tensors else (tf.constant(0),)
 
 
 def _has_labels(element_spec):
@@ -80,13 +208,6 @@ def _has_labels(element_spec):
             raise ValueError("input_fn should return (features, labels) as a len 2 tuple.")
         return True
     return False
-
-
-def _repeated(result):
-    """Fixed tensors (or arrays) fed at every step, as a graph constant was."""
-    if isinstance(result, list):
-        result = tuple(result)
-    return tf.data.Dataset.from_tensors(result).repeat()
 
 
 class _NeedsGraph(Exception):
@@ -107,11 +228,12 @@ class _PlaceholderIterator:
     def __init__(self, dataset, record):
         self._dataset = dataset
         self._record = record
-        self.initializer = tf.no_op()
+        self.initializer = tf.no_op(name="placeholder_iterator_initializer")
 
     def get_next(self, name=None):
         element = placeholders_for(self._dataset.element_spec)
-        self._record.append((self._dataset, element))
+        # Flattened now: the input_fn may change the element (`features.pop("label")`).
+        self._record.append(tf.nest.flatten(element, expand_composites=True))
         return element
 
     @property
@@ -147,11 +269,13 @@ def _tf1_iterators(make_iterator):
             setattr(owner, name, original)
 
 
-def _dataset_through_graph(call, eager_dataset):
-    """Runs an input_fn that reads a TF1 iterator; returns a Dataset of its output.
+def _mapped_iterator(call, eager_dataset):
+    """The input as `eager_dataset.map(what the input_fn computes after get_next())`.
 
-    `eager_dataset` is the dataset the eager call made its iterator from; the
-    graph call's own dataset lives in that graph and cannot leave it.
+    None when that is not all the input_fn does: it reads more than one
+    iterator, or its graph has queue runners or table initializers, which
+    need a Session. `eager_dataset` is the dataset the eager call made its
+    iterator from; the graph call's own dataset lives in that graph.
     """
     recorded = []
     built = {}
@@ -162,22 +286,28 @@ def _dataset_through_graph(call, eager_dataset):
         return []
 
     wrapped = tf.compat.v1.wrap_function(build, signature=[])
-    if len(recorded) != 1:
-        raise ValueError(
-            f"input_fn read {len(recorded)} TF1 iterators; exactly one "
-            "(features, labels) iterator is supported. Return a tf.data.Dataset instead."
-        )
-    _, element = recorded[0]
-    result = built["result"]
-    if isinstance(result, list):
-        result = tuple(result)
-    feeds = tf.nest.flatten(element, expand_composites=True)
-    transform = wrapped.prune(feeds, result)
+    if len(recorded) != 1 or _needs_a_session(wrapped.graph):
+        return None
+    structure, tensors = FlatStructure.split(*features_and_labels(built["result"]))
+    try:
+        transform = wrapped.prune(recorded[0], tensors)
+    except (ValueError, TypeError):
+        # Something besides the iterator's batch feeds the output: a Session runs it.
+        return None
 
     def apply(*components):
-        flat = tf.nest.flatten(components, expand_composites=True)
-        return transform(*flat)
+        return _element(transform(*tf.nest.flatten(components, expand_composites=True)))
 
-    return eager_dataset.map(
-        lambda *args: apply(*args), num_parallel_calls=tf.data.AUTOTUNE, deterministic=True
-    ).prefetch(tf.data.AUTOTUNE)
+    dataset = eager_dataset.map(apply, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    return InputFnResult(dataset, structure)
+
+
+def _needs_a_session(graph):
+    collections = tf.compat.v1.GraphKeys
+    if graph.get_collection(collections.QUEUE_RUNNERS):
+        return True
+    initializers = graph.get_collection(collections.TABLE_INITIALIZERS)
+    return any(
+        getattr(init, "name", "").split("/")[-1] != "placeholder_iterator_initializer"
+        for init in initializers
+    )

@@ -121,15 +121,16 @@ class ModelFnModel(keras.Model):
 
     Args:
         graph: the `ModelFnGraph` of one mode.
-        has_labels: whether dataset elements are `(features, labels)`.
+        unpack: `element -> (features, labels)` for the dataset's elements
+            (`InputFnResult.unpack`).
         endless_input: whether the dataset repeats forever (chunks then skip
             the end-of-input checks).
     """
 
-    def __init__(self, graph, has_labels, endless_input=False):
+    def __init__(self, graph, unpack, endless_input=False):
         super().__init__(name="model_fn")
         self._graph = graph
-        self._has_labels = has_labels
+        self._unpack = unpack
         self.endless_input = endless_input
         self._steps = _StepFunctions()
         self.first_outputs = None
@@ -167,7 +168,7 @@ class ModelFnModel(keras.Model):
         """Runs the active function on one step's data: a batch, or one per replica."""
         flat = []
         for element in data if self._graph.num_replicas > 1 else (data,):
-            features, labels = element if self._has_labels else (element, None)
+            features, labels = self._unpack(element)
             flat += self._graph.flat_inputs(features, labels)
         outputs = self._steps.active(*flat)
         return {key: value for key, value in outputs.items() if value is not None}
@@ -420,6 +421,13 @@ class ModelFnModel(keras.Model):
         fetches (prediction hooks do); then each call predicts one batch.
         """
         self._predict_iterator = iter(dataset)
+        try:
+            yield from self._predicted_batches(before_batch, batches_per_call)
+        finally:
+            # The iterator (and a Session reading the input) ends with the prediction.
+            self._predict_iterator = None
+
+    def _predicted_batches(self, before_batch, batches_per_call):
         while True:
             if before_batch is not None:
                 before_batch()

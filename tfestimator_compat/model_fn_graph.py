@@ -21,6 +21,8 @@ from tensorflow.python.training import training_util
 from tfestimator_compat import distribution
 from tfestimator_compat import fn_args
 from tfestimator_compat import logs
+from tfestimator_compat.input_structure import flat_tensors
+from tfestimator_compat.input_structure import map_leaves
 from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.spec import EstimatorSpec
 from tfestimator_compat.tensor_semantics import tf1_tensor_semantics
@@ -50,7 +52,7 @@ def placeholders_for(spec):
             "must be Tensors, SparseTensors, or dicts of them."
         )
 
-    return tf.nest.map_structure(placeholder, spec)
+    return map_leaves(placeholder, spec, is_leaf=lambda x: isinstance(x, tf.TypeSpec))
 
 
 def placeholder_inputs(features_spec, labels_spec):
@@ -337,8 +339,7 @@ class ModelFnGraph:
 
     def flat_inputs(self, features, labels=None):
         """The batch as the flat list of tensors the pruned functions take."""
-        batch = (features,) if labels is None else (features, labels)
-        return tf.nest.flatten(batch, expand_composites=True)
+        return flat_tensors(features, labels)
 
 
 def cache_key(structure):

@@ -1,0 +1,160 @@
+"""An input_fn run as the original ran it: in a graph of its own, read by a Session.
+
+Queues, readers (`TFRecordReader().read`), queue runners (`shuffle_batch`,
+`string_input_producer`, `add_queue_runner(QueueRunner(...))`), epoch
+counters (`limit_epochs`, `num_epochs=`) and lookup tables initialized in the
+graph have no eager or `tf.function` form. So the input_fn is built once in a
+`tf.Graph`, and each pass over the input opens a `tf.compat.v1.Session` on
+it, runs its initializers, starts its queue runners and fetches one batch per
+`session.run`, ending at `OutOfRangeError` as a `MonitoredSession` did. The
+batches reach the step functions through `tf.data.Dataset.from_generator`:
+one Python call per batch, and none per step inside a batch.
+"""
+
+import contextlib
+import gc
+import threading
+
+import tensorflow as tf
+
+from tfestimator_compat.input_structure import FlatStructure
+from tfestimator_compat.input_structure import features_and_labels
+
+# How long stopped queue runners get to finish before the Session closes.
+_STOP_GRACE_SECS = 10
+
+
+class TF1InputGraph:
+    """The graph an input_fn built, and the Sessions reading batches from it.
+
+    Args:
+        call: calls the input_fn; returns `(features, labels)` or features.
+    """
+
+    def __init__(self, call):
+        self.graph = tf.Graph()
+        with self.graph.as_default():
+            features, labels = features_and_labels(call())
+            self.structure, self._fetches = FlatStructure.split(features, labels)
+            self._initializer = tf.group(
+                tf.compat.v1.global_variables_initializer(),
+                tf.compat.v1.local_variables_initializer(),
+                tf.compat.v1.tables_initializer(),
+            )
+        self.graph.finalize()
+        self._readers = set()
+        self._lock = threading.Lock()
+        # What a Session run raised: tf.data hands it on wrapped in an UnknownError.
+        self.error = None
+
+    def dataset(self):
+        """The batches, read by a Session opened on each pass over the dataset."""
+        signature = tuple(_spec_of(tensor) for tensor in self._fetches)
+        if not signature:
+            raise ValueError(
+                "input_fn returned no tensors to read; return a tf.data.Dataset, "
+                "or (features, labels) holding at least one tensor."
+            )
+        return tf.data.Dataset.from_generator(self._batches, output_signature=signature)
+
+    def _batches(self):
+        reader = None
+        try:
+            reader = _Reader(self.graph, self._initializer)
+            with self._lock:
+                self._readers.add(reader)
+            while True:
+                values = reader.next(self._fetches)
+                if values is None:
+                    return
+                yield tuple(_tensor_value(value) for value in values)
+        except tf.errors.OpError as error:
+            self.error = error
+            raise
+        finally:
+            if reader is not None:
+                self._forget(reader)
+
+    def _forget(self, reader):
+        reader.stop()
+        with self._lock:
+            self._readers.discard(reader)
+
+    @contextlib.contextmanager
+    def reading(self):
+        """Around the loop that reads the input: its Sessions are closed when it ends."""
+        self.error = None
+        try:
+            yield
+        finally:
+            with self._lock:
+                readers = list(self._readers)
+            for reader in readers:
+                self._forget(reader)
+            # A tf.data iterator left in a reference cycle (an input stopped
+            # early) would be finalized at exit, after Python, with a warning.
+            gc.collect()
+
+
+class _Reader:
+    """One Session on the input graph, with the queue runners it started."""
+
+    def __init__(self, graph, initializer):
+        self._session = tf.compat.v1.Session(graph=graph)
+        self._coordinator = tf.train.Coordinator()
+        self._stopped = False
+        self._lock = threading.Lock()
+        self._threads = []
+        try:
+            self._session.run(initializer)
+            # Called from tf.data, where eager execution is on: queue runners need the graph.
+            with graph.as_default():
+                self._threads = tf.compat.v1.train.start_queue_runners(
+                    self._session, coord=self._coordinator
+                )
+        except BaseException:
+            self.stop()
+            raise
+
+    def next(self, fetches):
+        """The next batch, or None at the end of the input (or once stopped)."""
+        if self._stopped:
+            return None
+        try:
+            return self._session.run(fetches)
+        except (tf.errors.OutOfRangeError, tf.errors.CancelledError):
+            # A queue runner's error (a missing file) ends the input with that error.
+            self._coordinator.raise_requested_exception()
+            return None
+
+    def stop(self):
+        """Stops the queue runners and closes the Session; safe to call twice."""
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+        self._coordinator.request_stop()
+        try:
+            self._coordinator.join(self._threads, stop_grace_period_secs=_STOP_GRACE_SECS)
+        except tf.errors.OpError:
+            pass  # a queue runner's error, already raised by `next`
+        finally:
+            self._session.close()
+
+
+def _spec_of(tensor):
+    if isinstance(tensor, tf.SparseTensor):
+        return tf.SparseTensorSpec(tensor.shape, tensor.dtype)
+    if isinstance(tensor, tf.RaggedTensor):
+        raise TypeError(
+            "input_fn returned a RaggedTensor built from queues or readers; "
+            "return it from a tf.data.Dataset instead."
+        )
+    return tf.TensorSpec(tensor.shape, tensor.dtype)
+
+
+def _tensor_value(value):
+    """A Session's value as `from_generator` takes it: sparse values become SparseTensors."""
+    if isinstance(value, tf.compat.v1.SparseTensorValue):
+        return tf.SparseTensor(value.indices, value.values, value.dense_shape)
+    return value
