@@ -15,6 +15,8 @@ import time
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import classifier_model_fn
+from helpers import dataset_input_fn
 
 import tfestimator_compat as est
 
@@ -206,3 +208,26 @@ def test_different_train_and_eval_strategies_are_refused(tmp_path):
     )
     with pytest.raises(ValueError, match="same object"):
         est.Estimator(lambda features, labels, mode: None, config=config)
+
+
+@pytest.mark.parametrize(
+    "make_strategy",
+    [
+        lambda: tf.compat.v1.distribute.MirroredStrategy(["/cpu:0"]),
+        lambda: tf.compat.v1.distribute.OneDeviceStrategy("/cpu:0"),
+        lambda: tf.compat.v1.distribute.experimental.MultiWorkerMirroredStrategy(),
+    ],
+    ids=["mirrored_v1", "one_device_v1", "multi_worker_mirrored_v1"],
+)
+def test_tf1_strategies_train_evaluate_and_predict(tmp_path, make_strategy):
+    strategy = make_strategy()
+    config = est.RunConfig(
+        model_dir=str(tmp_path), train_distribute=strategy, eval_distribute=strategy
+    )
+    assert isinstance(config.train_distribute, tf.distribute.Strategy), "run as TF2's class"
+    estimator = est.Estimator(classifier_model_fn, config=config, params={"learning_rate": 0.1})
+    estimator.train(dataset_input_fn(repeat=True), steps=4)
+    results = estimator.evaluate(dataset_input_fn())
+    assert results["global_step"] == 4
+    assert np.isfinite(results["loss"])
+    assert len(list(estimator.predict(dataset_input_fn()))) == 64

@@ -117,6 +117,34 @@ def check_cluster(config):
             )
 
 
+def as_tf2_strategy(strategy):
+    """A TF1 strategy (`tf.compat.v1.distribute.*`) as the TF2 strategy Keras runs.
+
+    The V1 classes lack the TF2 methods the Keras loop calls
+    (`experimental_distribute_values_from_function`, ...). Mirrored and
+    one-device strategies are made again on the same devices; a multi-worker
+    one has already set up its collectives, so the same machinery is wrapped
+    in the TF2 class. Anything else is returned as given.
+    """
+    v1 = tf.compat.v1.distribute
+    if strategy is None or isinstance(strategy, tf.distribute.Strategy):
+        return strategy
+    extended = strategy.extended
+    if isinstance(strategy, v1.experimental.MultiWorkerMirroredStrategy):
+        return tf.distribute.MultiWorkerMirroredStrategy(
+            cluster_resolver=strategy.cluster_resolver,
+            communication_options=getattr(extended, "_communication_options", None),
+        )
+    if isinstance(strategy, v1.MirroredStrategy):
+        return tf.distribute.MirroredStrategy(
+            devices=list(extended.worker_devices),
+            cross_device_ops=getattr(extended, "_cross_device_ops", None),
+        )
+    if isinstance(strategy, v1.OneDeviceStrategy):
+        return tf.distribute.OneDeviceStrategy(extended.worker_devices[0])
+    return strategy
+
+
 def reject_parameter_server_strategy(strategy, name: str):
     """Refuses a `ParameterServerStrategy`, saying how to run the job instead."""
     if isinstance(strategy, tf.distribute.experimental.ParameterServerStrategy):

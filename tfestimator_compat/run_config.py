@@ -109,13 +109,16 @@ class RunConfig:
         self._keep_checkpoint_max = keep_checkpoint_max
         self._keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
         self._log_step_count_steps = log_step_count_steps
-        self._train_distribute = train_distribute or getattr(
-            experimental_distribute, "train_distribute", None
-        )
+        # TF1 strategies (tf.compat.v1.distribute.*) run as their TF2 classes.
+        given_train = train_distribute or getattr(experimental_distribute, "train_distribute", None)
+        self._train_distribute = distribution.as_tf2_strategy(given_train)
         self._device_fn = device_fn
         self._protocol = protocol
-        self._eval_distribute = eval_distribute or getattr(
-            experimental_distribute, "eval_distribute", None
+        given_eval = eval_distribute or getattr(experimental_distribute, "eval_distribute", None)
+        self._eval_distribute = (
+            self._train_distribute
+            if given_eval is given_train and given_eval is not None
+            else distribution.as_tf2_strategy(given_eval)
         )
         self._experimental_distribute = experimental_distribute
         self._experimental_max_worker_delay_secs = experimental_max_worker_delay_secs
