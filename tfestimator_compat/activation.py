@@ -9,7 +9,8 @@ this package's API everywhere legacy code looks for it:
   and the `tensorflow.compat.v1` module (`import tensorflow.compat.v1 as tf`);
 - the old package: `import tensorflow_estimator`, `tensorflow_estimator.estimator`;
 - `tf.keras.estimator.model_to_estimator`, once the package provides it;
-- a working `tf.compat.v1.layers`, once the package provides it.
+- a working `tf.compat.v1.layers`, once the package provides it;
+- the Keras 2 pieces estimator code used (`tf.keras.optimizers.legacy`, ...).
 
 Each namespace is built from the `__all__` of the module that holds its
 names, so a name added there appears under `tf.estimator` too. A TensorFlow
@@ -68,6 +69,7 @@ def install(force: bool = False) -> Optional[types.ModuleType]:
     sys.modules["tensorflow_estimator"] = legacy
     _install_keras_estimator(compat_v1)
     _install_layers_v1()
+    _install_keras_legacy()
     return v2
 
 
@@ -200,3 +202,10 @@ def _install_layers_v1():
     except ImportError:
         return
     layers_v1.install()
+
+
+def _install_keras_legacy():
+    """The Keras 2 pieces estimator code used: `tf.keras.optimizers.legacy`, ..."""
+    from tfestimator_compat import keras_legacy
+
+    keras_legacy.install()
