@@ -20,6 +20,7 @@ from tensorflow.python.training import training_util
 
 from tfestimator_compat import distribution
 from tfestimator_compat import fn_args
+from tfestimator_compat import keras_optimizers_in_graph as keras_optimizers
 from tfestimator_compat import logs
 from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.spec import EstimatorSpec
@@ -135,7 +136,7 @@ class ModelFnGraph:
         kwargs = fn_args.model_fn_kwargs(
             self._model_fn, labels, self.mode, self._params, self._config
         )
-        with logs.v1_summaries_written_by_the_estimator():
+        with logs.v1_summaries_written_by_the_estimator(), keras_optimizers.tf1_apply_gradients():
             spec = self._model_fn(features=features, **kwargs)
         if inspect.isgenerator(spec) or not isinstance(spec, EstimatorSpec):
             raise ValueError(
