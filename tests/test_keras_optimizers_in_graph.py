@@ -38,9 +38,7 @@ def _model_fn(features, labels, mode, params):
     else:
         grads = tf.gradients(loss, [variable.value for variable in variables])
     global_step = tf.compat.v1.train.get_or_create_global_step()
-    train_op = tf.group(
-        optimizer.apply_gradients(zip(grads, variables)), global_step.assign_add(1)
-    )
+    train_op = tf.group(optimizer.apply_gradients(zip(grads, variables)), global_step.assign_add(1))
     return est.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
