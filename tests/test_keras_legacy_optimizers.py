@@ -217,3 +217,25 @@ def test_hyperparameters_read_and_set_as_in_keras_2():
         tf.keras.optimizers.legacy.SGD(0.1, weight_decay=0.1)
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         _ = optimizer.nothing
+
+
+@pytest.mark.slow
+def test_baseline_and_wide_deep_take_legacy_optimizers(tmp_path):
+    numeric = tf.feature_column.numeric_column("x", shape=(2,))
+    legacy = tf.keras.optimizers.legacy
+    baseline = est.BaselineRegressor(str(tmp_path / "baseline"), optimizer=legacy.Adam(0.1))
+    baseline.train(_regression_input_fn, steps=3)
+    assert "training/Adam/baseline/bias/m" in baseline.get_variable_names()
+    combined = est.DNNLinearCombinedRegressor(
+        str(tmp_path / "combined"),
+        linear_feature_columns=[numeric],
+        linear_optimizer=legacy.Ftrl,
+        dnn_feature_columns=[numeric],
+        dnn_hidden_units=[3],
+        dnn_optimizer=lambda: legacy.RMSprop(0.01, momentum=0.5),
+    )
+    combined.train(_regression_input_fn, steps=3)
+    names = combined.get_variable_names()
+    assert "training/RMSprop/dnn/logits/kernel/momentum" in names
+    assert "training/Ftrl/linear/linear_model/x/weights/linear" in names
+    assert combined.get_variable_value("global_step") == 3

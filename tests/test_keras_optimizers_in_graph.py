@@ -4,12 +4,19 @@ As the estimator guide wrote it: `tf.group(optimizer.apply_gradients(...),
 global_step.assign_add(1))`, with gradients from `tf.gradients` or a tape.
 """
 
+import json
+import os
+import subprocess
+import sys
+
 import keras
 import numpy as np
 import pytest
 import tensorflow as tf
 
 import tfestimator_compat as est
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _input_fn():
@@ -88,3 +95,27 @@ def test_outside_a_model_fn_keras_optimizers_are_untouched():
     returned = optimizer.apply_gradients([(tf.constant(1.0), variable)])
     assert float(variable.numpy()) == pytest.approx(0.5)
     assert returned is optimizer.iterations
+
+
+@pytest.mark.slow
+def test_under_mirrored_strategy_it_matches_one_device(tmp_path):
+    """The distribution job's model_fn with a Keras 3 Adam: two replicas, one device."""
+    job = os.path.join(REPO, "tests", "fixtures", "distribution", "job.py")
+    results = {}
+    for mode in ("keras_optimizer_single", "keras_optimizer_mirrored"):
+        out = subprocess.run(
+            [sys.executable, job, str(tmp_path / mode), mode],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=REPO),
+        )
+        lines = [line for line in out.stdout.splitlines() if line.startswith("RESULT ")]
+        assert out.returncode == 0 and lines, out.stderr[-4000:]
+        results[mode] = json.loads(lines[-1][len("RESULT ") :])
+    single, mirrored = results["keras_optimizer_single"], results["keras_optimizer_mirrored"]
+    assert mirrored["evaluation"]["global_step"] == 20
+    assert single["variables"].keys() == mirrored["variables"].keys()
+    assert any(name.endswith("/w/m") for name in single["variables"])
+    for name, value in single["variables"].items():
+        np.testing.assert_allclose(mirrored["variables"][name], value, rtol=1e-5, atol=1e-6)

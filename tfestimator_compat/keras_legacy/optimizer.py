@@ -18,12 +18,14 @@ eagerly, they are made once.
 
 from __future__ import annotations
 
+import re
 import weakref
 
 import keras
 import numpy as np
 import tensorflow as tf
 
+_REPLICA_SUFFIX = re.compile(r"/replica_\d+$")
 _ALLOWED_KWARGS = frozenset({"clipnorm", "clipvalue", "lr", "decay", "global_clipnorm"})
 
 
@@ -436,7 +438,8 @@ def _var_key(var):
     if container is not None:
         var = container() or var
     if getattr(var, "_in_graph_mode", False) or not tf.executing_eagerly():
-        return _op_name(var)
+        # A strategy's per-device copy `dense/kernel/replica_1` shares `dense/kernel`'s slots.
+        return _REPLICA_SUFFIX.sub("", _op_name(var))
     return getattr(var, "_unique_id", id(var))
 
 
