@@ -16,6 +16,7 @@ embedding_weights`); columns are concatenated in the order of their names;
 from __future__ import annotations
 
 import contextlib
+import inspect
 
 import keras
 import tensorflow as tf
@@ -103,10 +104,9 @@ class DenseFeatures(keras.layers.Layer):
         return tf.concat(outputs, -1)
 
     def _dense_tensor(self, column, cache, training):
-        try:
+        if "training" in inspect.signature(column.get_dense_tensor).parameters:
             return column.get_dense_tensor(cache, self._state_manager, training=training)
-        except TypeError:  # columns whose get_dense_tensor takes no `training`
-            return column.get_dense_tensor(cache, self._state_manager)
+        return column.get_dense_tensor(cache, self._state_manager)
 
     def compute_output_spec(self, features, training=None):
         # Symbolic calls need only the width; running the columns on placeholders
