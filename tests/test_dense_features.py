@@ -147,6 +147,22 @@ def test_a_sequential_model_fits_on_a_dict_dataset():
     assert len(model.layers[0].trainable_weights) == 1
 
 
+def test_a_model_with_the_layer_saves_and_loads(tmp_path):
+    features, _ = _house_data(8)
+    features = {key: tf.constant(value) for key, value in features.items()}
+    inputs = {
+        "price": keras.Input(shape=(1,), name="price"),
+        "color": keras.Input(shape=(1,), name="color", dtype="string"),
+    }
+    model = keras.Model(
+        inputs, keras.layers.Dense(1)(tf.keras.layers.DenseFeatures(_house_columns())(inputs))
+    )
+    path = str(tmp_path / "model.keras")
+    model.save(path)
+    loaded = keras.models.load_model(path)
+    np.testing.assert_allclose(loaded(features), model(features), atol=1e-6)
+
+
 def test_config_round_trips():
     layer = tf.keras.layers.DenseFeatures(_house_columns(), name="houses")
     clone = DenseFeatures.from_config(layer.get_config())

@@ -28,6 +28,7 @@ from tensorflow.python.feature_column import serialization
 from tfestimator_compat.canned import feature_layers
 
 
+@keras.saving.register_keras_serializable(package="tfestimator_compat")
 class DenseFeatures(keras.layers.Layer):
     """Turns a dict of features into `[batch, sum of column widths]` through feature columns.
 
