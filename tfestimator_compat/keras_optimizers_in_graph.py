@@ -9,7 +9,8 @@ and its updates rely on the automatic control dependencies of a
 convert (`canned.optimizers.from_keras`) runs as the equivalent Keras 2
 optimizer instead: the same hyperparameters, an op that orders its updates,
 per-replica gradient averaging under a strategy, and slots saved under
-Keras 2's names (`Adam/dense/kernel/m`, `Adam/iter`), so training resumes.
+Keras 2's names (`Adam/dense/kernel/m`, `Adam/iter`, whatever scopes the graph
+already has), so training resumes.
 """
 
 from __future__ import annotations
@@ -42,5 +43,8 @@ def _equivalent(optimizer):
     from tfestimator_compat.canned import optimizers
 
     if optimizer not in _EQUIVALENTS:
-        _EQUIVALENTS[optimizer] = optimizers.from_keras(optimizer)
+        equivalent = optimizers.from_keras(optimizer)
+        # The Keras 3 optimizer opened scopes named like it (`adam`); names stay `Adam/...`.
+        equivalent.reuse_name_scope = True
+        _EQUIVALENTS[optimizer] = equivalent
     return _EQUIVALENTS[optimizer]

@@ -320,7 +320,7 @@ class Optimizer:
             grads_and_vars = transform(grads_and_vars)
         grads = self._clipped([grad for grad, _ in grads_and_vars])
         var_list = [var for _, var in grads_and_vars]
-        with tf.name_scope(self._name):
+        with tf.name_scope(self._scope_name()):
             self._create_all_weights(var_list)
             apply_state = self._prepare(var_list)
             updates = []
@@ -330,6 +330,18 @@ class Optimizer:
             with tf.control_dependencies(updates):
                 step = self.iterations.assign_add(1)
         return tf.group(step, name=name) if name else step
+
+    def _scope_name(self) -> str:
+        """Its name scope: its name, uniquified by the graph unless `reuse_name_scope`.
+
+        A converted Keras 3 optimizer (`keras_optimizers_in_graph`) reuses its
+        scope, so its variables keep one name however many scopes with a
+        similar name the graph already has.
+        """
+        if not self.__dict__.get("reuse_name_scope"):
+            return self._name
+        current = tf.compat.v1.get_default_graph().get_name_scope()
+        return f"{current}/{self._name}/" if current else f"{self._name}/"
 
     def _update_fn(self, apply_state):
         def apply(var, grad):
