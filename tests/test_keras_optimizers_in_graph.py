@@ -115,3 +115,13 @@ def test_under_mirrored_strategy_it_matches_one_device(tmp_path):
     assert any(name.endswith("/w/m") for name in single["variables"])
     for name, value in single["variables"].items():
         np.testing.assert_allclose(mirrored["variables"][name], value, rtol=1e-5, atol=1e-6)
+
+
+def test_keras_auto_names_become_keras_2_names():
+    """Keras numbers unnamed optimizers per process (`adam_1`); the original's name is `Adam`."""
+    from tfestimator_compat.canned.optimizers import from_keras
+
+    keras.optimizers.Adam()
+    second = keras.optimizers.Adam()
+    assert from_keras(second).name == "Adam"
+    assert from_keras(keras.optimizers.Adam(name="mine")).name == "mine"

@@ -11,6 +11,8 @@ estimators took) is used as it is.
 
 from __future__ import annotations
 
+import re
+
 import keras
 import tensorflow as tf
 from keras.src.utils.naming import to_snake_case
@@ -119,7 +121,9 @@ def from_keras(optimizer):
     if isinstance(learning_rate, dict):
         learning_rate = keras.optimizers.schedules.deserialize(learning_rate)
     kwargs = {argument: config[argument] for argument in arguments}
-    if config.get("name") != to_snake_case(cls.__name__):
+    # Keras names an unnamed optimizer `adam`, `adam_1`, ... (one counter per process).
+    auto_name = re.fullmatch(rf"{to_snake_case(cls.__name__)}(_\d+)?", config.get("name") or "")
+    if config.get("name") and not auto_name:
         kwargs["name"] = config["name"]
     for clip in ("clipnorm", "clipvalue", "global_clipnorm"):
         kwargs[clip] = config.get(clip)
