@@ -123,5 +123,6 @@ def test_keras_auto_names_become_keras_2_names():
 
     keras.optimizers.Adam()
     second = keras.optimizers.Adam()
+    assert second.name.startswith("adam_")
     assert from_keras(second).name == "Adam"
     assert from_keras(keras.optimizers.Adam(name="mine")).name == "mine"
