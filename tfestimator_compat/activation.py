@@ -10,7 +10,10 @@ this package's API everywhere legacy code looks for it:
   and the `tensorflow.compat.v1` module (`import tensorflow.compat.v1 as tf`);
 - the old package: `import tensorflow_estimator`, `tensorflow_estimator.estimator`;
 - `tf.keras.estimator.model_to_estimator`, once the package provides it;
-- a working `tf.compat.v1.layers`, once the package provides it.
+- a working `tf.compat.v1.layers`, once the package provides it;
+- the Keras 2 pieces estimator code used (`tf.keras.optimizers.legacy`, ...);
+- the private module paths TF 1.x programs imported from
+  (`tensorflow.python.estimator.model_fn`, ...), as aliases.
 
 Each namespace is built from the `__all__` of the module that holds its
 names, so a name added there appears under `tf.estimator` too. A TensorFlow
@@ -69,6 +72,8 @@ def install(force: bool = False) -> Optional[types.ModuleType]:
     sys.modules["tensorflow_estimator"] = legacy
     _install_keras_estimator(compat_v1)
     _install_layers_v1()
+    _install_keras_legacy()
+    _install_module_paths()
     return v2
 
 
@@ -205,3 +210,20 @@ def _install_layers_v1():
     except ImportError:
         return
     layers_v1.install()
+
+
+def _install_keras_legacy():
+    """The Keras 2 pieces estimator code used: `tf.keras.optimizers.legacy`, ..."""
+    from tfestimator_compat import keras_legacy
+
+    keras_legacy.install()
+
+
+def _install_module_paths():
+    """`tensorflow.python.estimator.*` and `tensorflow_estimator.python.estimator.*` as
+    aliases, and errors naming what the original had and the shim lacks."""
+    from tfestimator_compat.api_surface import estimator_modules
+    from tfestimator_compat.api_surface import missing
+
+    estimator_modules.install()
+    missing.install_hooks(_namespaces.values())

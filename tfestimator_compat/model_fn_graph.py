@@ -20,6 +20,7 @@ from tensorflow.python.training import training_util
 
 from tfestimator_compat import distribution
 from tfestimator_compat import fn_args
+from tfestimator_compat import keras_optimizers_in_graph as keras_optimizers
 from tfestimator_compat import logs
 from tfestimator_compat.input_structure import flat_tensors
 from tfestimator_compat.input_structure import map_leaves
@@ -139,7 +140,8 @@ class ModelFnGraph:
             self._model_fn, labels, self.mode, self._params, self._config
         )
         with logs.v1_summaries_written_by_the_estimator(), tf1_tensor_semantics():
-            spec = self._model_fn(features=features, **kwargs)
+            with keras_optimizers.tf1_apply_gradients():
+                spec = self._model_fn(features=features, **kwargs)
         if inspect.isgenerator(spec) or not isinstance(spec, EstimatorSpec):
             raise ValueError(
                 f"model_fn should return an EstimatorSpec. Given: {type(spec).__name__}"

@@ -29,6 +29,7 @@ from typing import Optional
 from typing import Tuple
 
 from tfestimator_compat import contrib
+from tfestimator_compat.api_surface import estimator_modules
 from tfestimator_compat.api_surface.estimator_names import ESTIMATOR_MODULES
 from tfestimator_compat.api_surface.estimator_names import ESTIMATOR_SYMBOLS
 from tfestimator_compat.api_surface.estimator_names import ESTIMATOR_V1
@@ -38,6 +39,7 @@ from tfestimator_compat.api_surface.estimator_names import PRIVATE_ESTIMATOR
 from tfestimator_compat.api_surface.estimator_names import UNKNOWN_ESTIMATOR_NAME
 from tfestimator_compat.api_surface.keras_names import KERAS
 from tfestimator_compat.api_surface.keras_names import REMOVED_V2
+from tfestimator_compat.api_surface.keras_names import TF_KERAS_ONLY
 from tfestimator_compat.api_surface.symbol import GUIDE_PAGE
 from tfestimator_compat.api_surface.symbol import NOT_SUPPORTED
 from tfestimator_compat.api_surface.symbol import STATUSES
@@ -115,11 +117,11 @@ def _keras(path: str) -> Optional[Symbol]:
             if found is None:
                 return None
             key, (status, anchor, replacement) = found
-            if root == "keras" and key.startswith("estimator"):
+            if root == "keras" and key.startswith(TF_KERAS_ONLY):
                 status = NOT_SUPPORTED
                 replacement = (
-                    "tf.keras.estimator.model_to_estimator: the shim adds it to tf.keras, not to "
-                    "the standalone keras package; or the Keras model itself"
+                    f"tf.keras.{key}: the shim adds it to tf.keras, not to the standalone "
+                    f"keras package; natively, {replacement}"
                 )
             return Symbol(f"{root}.{key}", status, replacement, guide_link(anchor))
     return None
@@ -200,12 +202,13 @@ def classify(path: str) -> Optional[Symbol]:
             `tf` (TF2 `import tensorflow`), `tf.compat.v1`, `keras`,
             `tensorflow_estimator` or `tensorflow.python`.
     """
+    for prefix in estimator_modules.PREFIXES:
+        relative = _under(path, prefix)
+        if relative is not None:
+            return _estimator_module(path, prefix, relative)
     if _under(path, "tensorflow_estimator") is not None:
         if _under(path, "tensorflow_estimator.python") is None:
             return PACKAGE
-        status, anchor, replacement = PRIVATE_ESTIMATOR
-        return Symbol(path, status, replacement, guide_link(anchor))
-    if _under(path, "tensorflow.python.estimator") is not None:
         status, anchor, replacement = PRIVATE_ESTIMATOR
         return Symbol(path, status, replacement, guide_link(anchor))
     if _under(path, ESTIMATOR_V2) is not None or _under(path, ESTIMATOR_V1) is not None:
@@ -226,10 +229,54 @@ def classify(path: str) -> Optional[Symbol]:
     return None
 
 
+def _estimator_module(path: str, prefix: str, relative: str) -> Symbol:
+    """A module path of the original (`tensorflow.python.estimator.model_fn`) or a name in it."""
+    names = estimator_modules.original_names()
+    packages = {".".join(m.split(".")[:end]) for m in names for end in range(1, m.count(".") + 2)}
+    parts = relative.split(".") if relative else []
+    for end in range(len(parts), -1, -1):
+        module = ".".join(parts[:end])
+        if module and module not in packages:
+            continue
+        if end == len(parts):
+            return Symbol(
+                path,
+                SUPPORTED,
+                f"the public tf.estimator names it held; the shim registers {prefix}.* as aliases",
+                guide_link("estimator-package-imports"),
+            )
+        origin = names.get(module, {}).get(parts[end])
+        if origin is not None and estimator_modules.resolve(module, parts[end]) is not None:
+            return Symbol(
+                f"{prefix}.{module}.{parts[end]}",
+                SUPPORTED,
+                _public_spelling(origin),
+                guide_link("estimator-package-imports"),
+            )
+        break
+    status, anchor, replacement = PRIVATE_ESTIMATOR
+    return Symbol(path, status, replacement, guide_link(anchor))
+
+
+def _public_spelling(origin: str) -> str:
+    """`tf.estimator.DNNClassifier` for the origin `v2:estimator.DNNClassifier`."""
+    kind, _, public = origin.partition(":")
+    if kind == "v2":
+        return f"tf.{public}"
+    if kind == "v1":
+        return f"tf.compat.v1.{public}"
+    return "the public tf.estimator name it maps to"
+
+
 def known_paths() -> Tuple[str, ...]:
     """One path per entry of the tables above, e.g. for listing or testing them all."""
     paths = list(ESTIMATOR_SYMBOLS)
     paths += ["tensorflow_estimator", "tensorflow_estimator.python.estimator"]
+    paths += [
+        f"{prefix}.{module}"
+        for prefix in estimator_modules.PREFIXES
+        for module in estimator_modules.original_names()
+    ]
     paths += [f"tf.keras.{name}" for name in KERAS]
     paths += [f"tf.contrib.{name}" if name else "tf.contrib" for name in contrib.known_names()]
     paths += [f"tf.compat.v1.{name}" for name in TF1_LOST]

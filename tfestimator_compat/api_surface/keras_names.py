@@ -12,10 +12,15 @@ KERAS = {
         "the Keras model itself: model.fit/evaluate/predict, tf.saved_model.save",
     ),
     "layers.DenseFeatures": (
-        NOT_SUPPORTED,
+        SUPPORTED,
         "feature-columns-in-keras",
-        "gone with Keras 3; keras.utils.FeatureSpace or Keras preprocessing layers, or "
-        "tf.compat.v1.feature_column.input_layer inside a model_fn",
+        "keras.utils.FeatureSpace or Keras preprocessing layers (the shim provides "
+        "DenseFeatures as a Keras 3 layer on feature columns)",
+    ),
+    "optimizers.legacy": (
+        SUPPORTED,
+        "keras-2-legacy-optimizers",
+        "keras.optimizers (same class names; their variables, and so checkpoints, differ)",
     ),
     "experimental.SequenceFeatures": (
         NOT_SUPPORTED,
@@ -69,7 +74,6 @@ REMOVED_V2 = {
     "metrics.MeanTensor": "a custom keras.metrics.Metric",
     "metrics.experimental": "a custom keras.metrics.Metric",
     "optimizers.experimental": "keras.optimizers (same class names)",
-    "optimizers.legacy.Adadelta": "keras.optimizers.Adadelta",
-    "optimizers.legacy.Adamax": "keras.optimizers.Adamax",
-    "optimizers.legacy.Nadam": "keras.optimizers.Nadam",
 }
+# Installed on `tf.keras` only, not on the standalone `keras` package.
+TF_KERAS_ONLY = ("estimator", "layers.DenseFeatures")

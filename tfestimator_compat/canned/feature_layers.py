@@ -67,13 +67,16 @@ def dense_input(features, feature_columns, trainable=True):
                     features, others, trainable=trainable, cols_to_output_tensors=outputs
                 )
         if shared:
-            outputs.update(_shared_embeddings(features, shared))
+            cache = fc_v2.FeatureTransformationCache(features)
+            outputs.update(shared_embedding_tensors(cache, shared))
     ordered = sorted(feature_columns, key=lambda column: column.name)
     return tf.concat([outputs[column] for column in ordered], axis=1)
 
 
-def _shared_embeddings(features, columns):
-    """Dense values of `tf.feature_column.shared_embeddings` columns.
+def shared_embedding_tensors(cache, columns) -> dict:
+    """Dense values of `tf.feature_column.shared_embeddings` columns, by column.
+
+    `cache` is the `FeatureTransformationCache` of the features.
 
     `input_layer` does not take them. Their table is the variable
     `<columns>_shared_embedding` at the top-level variable scope, where the
@@ -82,7 +85,6 @@ def _shared_embeddings(features, columns):
     checkpoints have no optimizer slots for it). The v1
     `shared_embedding_columns` go through `input_layer` and are trained.
     """
-    cache = fc_v2.FeatureTransformationCache(features)
     outputs = {}
     for column in columns:
         # The creator caches its table per graph key, which every traced graph

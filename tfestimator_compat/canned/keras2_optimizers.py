@@ -8,7 +8,8 @@ estimators wrote. Keras 3 optimizers cannot be run in a TF1 graph and name
 their variables differently, so these classes reproduce the Keras 2 ones:
 the same hyperparameters and defaults, the same fused training ops, and
 slots and hyperparameters as variables under the same names, so original
-checkpoints resume and train on with the same numbers.
+checkpoints resume and train on with the same numbers. They are also
+`tf.keras.optimizers.legacy.*` while the shim is active.
 
 Each optimizer creates its variables under the name scope it is used in
 plus its name (heads use the top-level scope `training`).
@@ -17,208 +18,155 @@ plus its name (heads use the top-level scope `training`).
 from __future__ import annotations
 
 import keras
-import numpy as np
 import tensorflow as tf
 
+from tfestimator_compat.keras_legacy.optimizer import Optimizer
 
-class Optimizer:
-    """Base class: gradients, clipping, decay, sparse updates and variables.
 
-    Args:
-        learning_rate: float, a Keras `LearningRateSchedule` (called with the
-            step), or a callable of no argument returning the rate.
-        name: the name scope of the optimizer's variables; default the class name.
-        decay: inverse-time decay of the learning rate per step.
-        clipnorm: clip each gradient to this norm.
-        clipvalue: clip each gradient element to `[-clipvalue, clipvalue]`.
-        global_clipnorm: clip all gradients together to this global norm.
+def _constant(value, dtype):
+    return tf.convert_to_tensor(value, dtype)
 
-    Set `iterations` to the global step to have each update advance it, as
-    the canned estimators do; otherwise the optimizer counts its own `iter`.
-    """
 
-    def __init__(
-        self,
-        learning_rate=0.001,
-        name=None,
-        decay=0.0,
-        clipnorm=None,
-        clipvalue=None,
-        global_clipnorm=None,
-    ):
-        if decay < 0.0:
-            raise ValueError(f"decay cannot be less than 0. Given: {decay}")
-        if clipnorm is not None and global_clipnorm is not None:
-            raise ValueError("Cannot accept both `clipnorm` and `global_clipnorm`.")
-        self._name = name or type(self).__name__
-        self._learning_rate = learning_rate
-        self._initial_decay = decay
-        self.clipnorm = clipnorm
-        self.clipvalue = clipvalue
-        self.global_clipnorm = global_clipnorm
-        self.iterations = None
-        self._hyper_values = {}
-        self._step = None
+class Adadelta(Optimizer):
+    """Adadelta as Keras 2 had it: slots `accum_grad` and `accum_var`."""
 
-    @property
-    def name(self) -> str:
-        return self._name
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, name="Adadelta", **kwargs):
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", kwargs.get("lr", learning_rate))
+        self._set_hyper("decay", self._initial_decay)
+        self._set_hyper("rho", rho)
+        self.epsilon = epsilon
 
-    def minimize(self, loss, var_list):
-        """The train op that updates `var_list` to reduce `loss`."""
-        return self.get_updates(loss, var_list)[0]
+    def _create_slots(self, var_list):
+        for var in var_list:
+            self.add_slot(var, "accum_grad")
+        for var in var_list:
+            self.add_slot(var, "accum_var")
 
-    def get_updates(self, loss, params):
-        """`[train_op]`, as Keras 2's `get_updates` returned it."""
-        params = [_tf_variable(param) for param in params]
-        grads = tf.gradients(loss, params)
-        for grad, param in zip(grads, params):
-            if grad is None:
-                raise ValueError(
-                    f"Variable {param.name} has `None` for gradient. Please make sure that "
-                    "all of your ops have a gradient defined (i.e. are differentiable)."
-                )
-        return [self.apply_gradients(zip(self._clipped(grads), params))]
-
-    def _clipped(self, grads):
-        if self.clipnorm is not None:
-            grads = [tf.clip_by_norm(grad, self.clipnorm) for grad in grads]
-        if self.global_clipnorm is not None:
-            grads, _ = tf.clip_by_global_norm(grads, self.global_clipnorm)
-        if self.clipvalue is not None:
-            grads = [_clip_by_value(grad, self.clipvalue) for grad in grads]
-        return grads
-
-    def apply_gradients(self, grads_and_vars):
-        """Updates each variable, then advances its step (`iterations` or its own `iter`).
-
-        Called in a replica of a `tf.distribute` strategy, it first averages
-        the gradients across replicas (summing them when the loss is a sum),
-        as Keras 2 optimizers did, then updates every copy of each variable.
-        """
-        grads_and_vars = [(grad, _tf_variable(var)) for grad, var in grads_and_vars]
-        replica = _replica_context()
-        if replica is None:
-            return self._apply(grads_and_vars, _update_in_place)
-        reduction = tf.compat.v1.distribute.get_loss_reduction()
-        grads = replica.all_reduce(reduction, [grad for grad, _ in grads_and_vars])
-        variables = [var for _, var in grads_and_vars]
-
-        def apply_in_cross_replica_context(strategy, grads):
-            def update(var, fn, grad):
-                return strategy.extended.update(var, fn, args=(grad,), group=True)
-
-            return self._apply(list(zip(grads, variables)), update)
-
-        return replica.merge_call(apply_in_cross_replica_context, args=(grads,))
-
-    def _apply(self, grads_and_vars, update):
-        with tf.name_scope(self._name):
-            # Its own step counter is made in each graph, so each one saves it.
-            self._step = self.iterations
-            if self._step is None:
-                self._step = self._variable("iter", np.int64(0))
-            hypers = {
-                name: self._variable(name, np.float32(value))
-                for name, value in self._hyper_values.items()
-            }
-            hypers["decay"] = self._variable("decay", np.float32(self._initial_decay))
-            learning_rate = self._decayed_learning_rate(hypers)
-            updates = []
-            for grad, var in grads_and_vars:
-                slots = {name: self._slot(var, name, value) for name, value in self._slots(var)}
-                with tf.name_scope("update_" + _op_name(var)):
-                    updates.append(update(var, self._update_fn(slots, learning_rate, hypers), grad))
-            with tf.control_dependencies(updates):
-                return self._step.assign_add(1)
-
-    def _update_fn(self, slots, learning_rate, hypers):
-        """`fn(var, grad)`: the update of one variable (or one copy of it) by `grad`."""
-
-        def apply(var, grad):
-            if isinstance(grad, tf.IndexedSlices):
-                values, indices = _deduplicated(grad)
-                return self._apply_sparse(values, var, indices, slots, learning_rate, hypers)
-            return self._apply_dense(grad, var, slots, learning_rate, hypers)
-
-        return apply
-
-    def _variable(self, name, value):
-        # The variable store names it after the enclosing name scope.
-        return tf.Variable(lambda: tf.constant(value), name=name, trainable=False)
-
-    def _slot(self, var, slot_name, initial_value):
-        shape = var.shape.as_list()
-        dtype = var.dtype.base_dtype.as_numpy_dtype
-        return tf.Variable(
-            lambda: tf.constant(np.full(shape, initial_value, dtype)),
-            name=f"{_op_name(var)}/{slot_name}",
-            trainable=False,
+    def _arguments(self, var, apply_state):
+        coefficients = self._coefficients(var, apply_state)
+        return dict(
+            var=var.handle,
+            accum=self.get_slot(var, "accum_grad").handle,
+            accum_update=self.get_slot(var, "accum_var").handle,
+            lr=coefficients["lr_t"],
+            rho=self._get_hyper("rho", var.dtype.base_dtype),
+            epsilon=_constant(self.epsilon, var.dtype.base_dtype),
+            use_locking=self._use_locking,
         )
 
-    def _decayed_learning_rate(self, hypers):
-        local_step = tf.cast(self._step, tf.float32)
-        learning_rate = self._learning_rate
-        if isinstance(learning_rate, keras.optimizers.schedules.LearningRateSchedule):
-            value = learning_rate(local_step)
-        elif callable(learning_rate):
-            value = learning_rate()
-        else:
-            value = self._variable("learning_rate", np.float32(learning_rate))
-        value = tf.cast(value, tf.float32)
-        if self._initial_decay > 0.0:
-            value = value / (1.0 + hypers["decay"] * local_step)
-        return tf.identity(value)
+    def _resource_apply_dense(self, grad, var, apply_state=None):
+        return tf.raw_ops.ResourceApplyAdadelta(grad=grad, **self._arguments(var, apply_state))
 
-    def _slots(self, var):
-        """`(slot_name, initial_value)` for each slot `var` needs."""
-        return ()
+    def _resource_apply_sparse(self, grad, var, indices, apply_state=None):
+        return tf.raw_ops.ResourceSparseApplyAdadelta(
+            grad=grad, indices=indices, **self._arguments(var, apply_state)
+        )
 
-    def _apply_dense(self, grad, var, slots, learning_rate, hypers):
-        raise NotImplementedError
-
-    def _apply_sparse(self, grad, var, indices, slots, learning_rate, hypers):
-        raise NotImplementedError
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "learning_rate": self._serialize_hyperparameter("learning_rate"),
+            "decay": self._initial_decay,
+            "rho": self._serialize_hyperparameter("rho"),
+            "epsilon": self.epsilon,
+        }
 
 
 class Adagrad(Optimizer):
     """Adagrad as Keras 2 had it: slot `accumulator`, `epsilon` added to the root."""
 
     def __init__(
-        self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, name=None, **kwargs
+        self,
+        learning_rate=0.001,
+        initial_accumulator_value=0.1,
+        epsilon=1e-7,
+        name="Adagrad",
+        **kwargs,
     ):
         if initial_accumulator_value < 0.0:
             raise ValueError(
                 f"initial_accumulator_value must be non-negative: {initial_accumulator_value}"
             )
-        super().__init__(learning_rate, name=name, **kwargs)
-        self.initial_accumulator_value = initial_accumulator_value
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", kwargs.get("lr", learning_rate))
+        self._set_hyper("decay", self._initial_decay)
+        self._initial_accumulator_value = initial_accumulator_value
         self.epsilon = epsilon
 
-    def _slots(self, var):
-        return (("accumulator", self.initial_accumulator_value),)
+    def _create_slots(self, var_list):
+        for var in var_list:
+            self.add_slot(var, "accumulator", self._initial_accumulator_value)
 
-    def _apply_dense(self, grad, var, slots, learning_rate, hypers):
-        return tf.raw_ops.ResourceApplyAdagradV2(
+    def _arguments(self, var, apply_state):
+        return dict(
             var=var.handle,
-            accum=slots["accumulator"].handle,
-            lr=learning_rate,
-            epsilon=tf.constant(self.epsilon, tf.float32),
-            grad=grad,
+            accum=self.get_slot(var, "accumulator").handle,
+            lr=self._coefficients(var, apply_state)["lr_t"],
+            epsilon=_constant(self.epsilon, var.dtype.base_dtype),
+            use_locking=self._use_locking,
         )
 
-    def _apply_sparse(self, grad, var, indices, slots, learning_rate, hypers):
+    def _resource_apply_dense(self, grad, var, apply_state=None):
+        return tf.raw_ops.ResourceApplyAdagradV2(grad=grad, **self._arguments(var, apply_state))
+
+    def _resource_apply_sparse(self, grad, var, indices, apply_state=None):
         return tf.raw_ops.ResourceSparseApplyAdagradV2(
-            var=var.handle,
-            accum=slots["accumulator"].handle,
-            lr=learning_rate,
-            epsilon=tf.constant(self.epsilon, tf.float32),
-            grad=grad,
-            indices=indices,
+            grad=grad, indices=indices, **self._arguments(var, apply_state)
         )
 
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "learning_rate": self._serialize_hyperparameter("learning_rate"),
+            "decay": self._initial_decay,
+            "initial_accumulator_value": self._initial_accumulator_value,
+            "epsilon": self.epsilon,
+        }
 
-class Adam(Optimizer):
+
+class _AdamFamily(Optimizer):
+    """Adam and Adamax: `beta_1`, `beta_2` hyperparameters, slots `m` and `v`."""
+
+    def __init__(self, learning_rate, beta_1, beta_2, epsilon, name, **kwargs):
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", kwargs.get("lr", learning_rate))
+        self._set_hyper("decay", self._initial_decay)
+        self._set_hyper("beta_1", beta_1)
+        self._set_hyper("beta_2", beta_2)
+        self.epsilon = epsilon
+
+    def _create_slots(self, var_list):
+        for var in var_list:
+            self.add_slot(var, "m")
+        for var in var_list:
+            self.add_slot(var, "v")
+
+    def _prepare_local(self, var_device, var_dtype, apply_state):
+        super()._prepare_local(var_device, var_dtype, apply_state)
+        local_step = tf.cast(self.iterations + 1, var_dtype)
+        beta_1_t = tf.identity(self._get_hyper("beta_1", var_dtype))
+        beta_2_t = tf.identity(self._get_hyper("beta_2", var_dtype))
+        apply_state[(var_device, var_dtype)].update(
+            beta_1_t=beta_1_t,
+            beta_2_t=beta_2_t,
+            beta_1_power=tf.pow(beta_1_t, local_step),
+            beta_2_power=tf.pow(beta_2_t, local_step),
+            epsilon=_constant(self.epsilon, var_dtype),
+        )
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "learning_rate": self._serialize_hyperparameter("learning_rate"),
+            "decay": self._initial_decay,
+            "beta_1": self._serialize_hyperparameter("beta_1"),
+            "beta_2": self._serialize_hyperparameter("beta_2"),
+            "epsilon": self.epsilon,
+        }
+
+
+class Adam(_AdamFamily):
     """Adam as Keras 2 had it: slots `m`, `v` (and `vhat` with amsgrad)."""
 
     def __init__(
@@ -228,54 +176,158 @@ class Adam(Optimizer):
         beta_2=0.999,
         epsilon=1e-7,
         amsgrad=False,
-        name=None,
+        name="Adam",
         **kwargs,
     ):
-        super().__init__(learning_rate, name=name, **kwargs)
-        self._hyper_values = {"beta_1": beta_1, "beta_2": beta_2}
-        self.epsilon = epsilon
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, name, **kwargs)
         self.amsgrad = amsgrad
 
-    def _slots(self, var):
-        slots = (("m", 0.0), ("v", 0.0))
-        return slots + (("vhat", 0.0),) if self.amsgrad else slots
+    def _create_slots(self, var_list):
+        super()._create_slots(var_list)
+        if self.amsgrad:
+            for var in var_list:
+                self.add_slot(var, "vhat")
 
-    def _powers(self, hypers):
-        local_step = tf.cast(self._step + 1, tf.float32)
-        return tf.pow(hypers["beta_1"], local_step), tf.pow(hypers["beta_2"], local_step)
-
-    def _apply_dense(self, grad, var, slots, learning_rate, hypers):
-        beta_1_power, beta_2_power = self._powers(hypers)
-        common = dict(
+    def _resource_apply_dense(self, grad, var, apply_state=None):
+        coefficients = self._coefficients(var, apply_state)
+        arguments = dict(
             var=var.handle,
-            m=slots["m"].handle,
-            v=slots["v"].handle,
-            beta1_power=beta_1_power,
-            beta2_power=beta_2_power,
-            lr=learning_rate,
-            beta1=hypers["beta_1"],
-            beta2=hypers["beta_2"],
-            epsilon=tf.constant(self.epsilon, tf.float32),
+            m=self.get_slot(var, "m").handle,
+            v=self.get_slot(var, "v").handle,
+            beta1_power=coefficients["beta_1_power"],
+            beta2_power=coefficients["beta_2_power"],
+            lr=coefficients["lr_t"],
+            beta1=coefficients["beta_1_t"],
+            beta2=coefficients["beta_2_t"],
+            epsilon=coefficients["epsilon"],
             grad=grad,
+            use_locking=self._use_locking,
         )
         if self.amsgrad:
-            return tf.raw_ops.ResourceApplyAdamWithAmsgrad(vhat=slots["vhat"].handle, **common)
-        return tf.raw_ops.ResourceApplyAdam(**common)
+            vhat = self.get_slot(var, "vhat").handle
+            return tf.raw_ops.ResourceApplyAdamWithAmsgrad(vhat=vhat, **arguments)
+        return tf.raw_ops.ResourceApplyAdam(**arguments)
 
-    def _apply_sparse(self, grad, var, indices, slots, learning_rate, hypers):
-        beta_1, beta_2 = hypers["beta_1"], hypers["beta_2"]
-        beta_1_power, beta_2_power = self._powers(hypers)
-        lr = learning_rate * tf.sqrt(1.0 - beta_2_power) / (1.0 - beta_1_power)
-        m, v = slots["m"], slots["v"]
-        m_t = m.assign(m * beta_1)
-        with tf.control_dependencies([m_t]):
-            m_t = m.scatter_add(tf.IndexedSlices(grad * (1.0 - beta_1), indices))
-        v_t = v.assign(v * beta_2)
-        with tf.control_dependencies([v_t]):
-            v_t = v.scatter_add(tf.IndexedSlices(grad * grad * (1.0 - beta_2), indices))
+    def _resource_apply_sparse(self, grad, var, indices, apply_state=None):
+        c = self._coefficients(var, apply_state)
+        lr = c["lr_t"] * tf.sqrt(1.0 - c["beta_2_power"]) / (1.0 - c["beta_1_power"])
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        with tf.control_dependencies([m.assign(m * c["beta_1_t"])]):
+            m_t = self._resource_scatter_add(m, indices, grad * (1.0 - c["beta_1_t"]))
+        with tf.control_dependencies([v.assign(v * c["beta_2_t"])]):
+            v_t = self._resource_scatter_add(v, indices, grad * grad * (1.0 - c["beta_2_t"]))
         if self.amsgrad:
-            v_t = slots["vhat"].assign(tf.maximum(slots["vhat"], v_t))
-        return var.assign_sub(lr * m_t / (tf.sqrt(v_t) + self.epsilon)).op
+            v_t = self.get_slot(var, "vhat").assign(tf.maximum(self.get_slot(var, "vhat"), v_t))
+        return var.assign_sub(lr * m_t / (tf.sqrt(v_t) + c["epsilon"]), read_value=False)
+
+    def get_config(self):
+        return {**super().get_config(), "amsgrad": self.amsgrad}
+
+
+class Adamax(_AdamFamily):
+    """Adamax as Keras 2 had it: slots `m` and `v` (the infinity norm)."""
+
+    def __init__(
+        self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Adamax", **kwargs
+    ):
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, name, **kwargs)
+
+    def _resource_apply_dense(self, grad, var, apply_state=None):
+        c = self._coefficients(var, apply_state)
+        return tf.raw_ops.ResourceApplyAdaMax(
+            var=var.handle,
+            m=self.get_slot(var, "m").handle,
+            v=self.get_slot(var, "v").handle,
+            beta1_power=c["beta_1_power"],
+            lr=c["lr_t"],
+            beta1=c["beta_1_t"],
+            beta2=c["beta_2_t"],
+            epsilon=c["epsilon"],
+            grad=grad,
+            use_locking=self._use_locking,
+        )
+
+    def _resource_apply_sparse(self, grad, var, indices, apply_state=None):
+        c = self._coefficients(var, apply_state)
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        m_slice = tf.gather(m, indices) * c["beta_1_t"] + grad * (1.0 - c["beta_1_t"])
+        v_slice = tf.maximum(tf.gather(v, indices) * c["beta_2_t"], tf.abs(grad))
+        m_t = self._resource_scatter_update(m, indices, m_slice)
+        v_t = self._resource_scatter_update(v, indices, v_slice)
+        step = -c["lr_t"] / (1.0 - c["beta_1_power"]) * (m_slice / (v_slice + c["epsilon"]))
+        return tf.group(self._resource_scatter_add(var, indices, step), m_t, v_t)
+
+
+class Nadam(_AdamFamily):
+    """Nadam as Keras 2 had it: slots `m`, `v` and the variable `momentum_cache`."""
+
+    def __init__(
+        self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Nadam", **kwargs
+    ):
+        # Keras 2's Nadam took its momentum schedule's decay as `decay`.
+        kwargs["decay"] = kwargs.pop("schedule_decay", 0.004)
+        learning_rate = kwargs.pop("lr", learning_rate)
+        if isinstance(learning_rate, keras.optimizers.schedules.LearningRateSchedule):
+            raise ValueError("Nadam does not take a LearningRateSchedule as its learning rate.")
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, name, **kwargs)
+
+    def _create_slots(self, var_list):
+        state = self._state()
+        if "momentum_cache" not in state:
+            state["momentum_cache"] = self.add_weight("momentum_cache", [], initializer="ones")
+        super()._create_slots(var_list)
+
+    def _prepare(self, var_list):
+        self._m_cache_read = tf.identity(self._state()["momentum_cache"])
+        return super()._prepare(var_list)
+
+    def _prepare_local(self, var_device, var_dtype, apply_state):
+        super()._prepare_local(var_device, var_dtype, apply_state)
+        c = apply_state[(var_device, var_dtype)]
+        c["lr_t"] = tf.identity(self._get_hyper("learning_rate", var_dtype))  # never decayed
+        local_step = tf.cast(self.iterations + 1, var_dtype)
+        next_step = tf.cast(self.iterations + 2, var_dtype)
+        decay_base = tf.cast(0.96, var_dtype)
+        m_t = c["beta_1_t"] * (1.0 - 0.5 * tf.pow(decay_base, self._initial_decay * local_step))
+        m_t_1 = c["beta_1_t"] * (1.0 - 0.5 * tf.pow(decay_base, self._initial_decay * next_step))
+        m_schedule_new = tf.cast(self._m_cache_read, var_dtype) * m_t
+        cache = self._state()["momentum_cache"]
+        if var_dtype == cache.dtype.base_dtype:
+            m_schedule_new = tf.identity(cache.assign(m_schedule_new))
+        c.update(
+            m_t=m_t,
+            m_t_1=m_t_1,
+            m_schedule_new=m_schedule_new,
+            m_schedule_next=m_schedule_new * m_t_1,
+            v_t_prime_denominator=1.0 - tf.pow(c["beta_2_t"], local_step),
+        )
+
+    def _m_t_bar(self, c, grad, m_t):
+        g_prime = grad / (1.0 - c["m_schedule_new"])
+        m_t_prime = m_t / (1.0 - c["m_schedule_next"])
+        return (1.0 - c["m_t"]) * g_prime + c["m_t_1"] * m_t_prime
+
+    def _resource_apply_dense(self, grad, var, apply_state=None):
+        c = self._coefficients(var, apply_state)
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        m_t = m.assign(c["beta_1_t"] * m + (1.0 - c["beta_1_t"]) * grad)
+        v_t = v.assign(c["beta_2_t"] * v + (1.0 - c["beta_2_t"]) * tf.square(grad))
+        v_t_prime = v_t / c["v_t_prime_denominator"]
+        m_t_bar = self._m_t_bar(c, grad, m_t)
+        step = c["lr_t"] * m_t_bar / (tf.sqrt(v_t_prime) + c["epsilon"])
+        return var.assign_sub(step, read_value=False)
+
+    def _resource_apply_sparse(self, grad, var, indices, apply_state=None):
+        c = self._coefficients(var, apply_state)
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        with tf.control_dependencies([m.assign(m * c["beta_1_t"])]):
+            m_t = self._resource_scatter_add(m, indices, grad * (1.0 - c["beta_1_t"]))
+        m_t_bar = self._m_t_bar(c, grad, tf.gather(m_t, indices))
+        with tf.control_dependencies([v.assign(v * c["beta_2_t"])]):
+            v_t = self._resource_scatter_add(v, indices, grad * grad * (1.0 - c["beta_2_t"]))
+        v_t_prime = tf.gather(v_t, indices) / c["v_t_prime_denominator"]
+        step = -c["lr_t"] * m_t_bar / (tf.sqrt(v_t_prime) + c["epsilon"])
+        return tf.group(self._resource_scatter_add(var, indices, step), m_t, v_t)
 
 
 class Ftrl(Optimizer):
@@ -288,7 +340,7 @@ class Ftrl(Optimizer):
         initial_accumulator_value=0.1,
         l1_regularization_strength=0.0,
         l2_regularization_strength=0.0,
-        name=None,
+        name="Ftrl",
         l2_shrinkage_regularization_strength=0.0,
         beta=0.0,
         **kwargs,
@@ -310,47 +362,70 @@ class Ftrl(Optimizer):
         ):
             if value < 0.0:
                 raise ValueError(f"`{name_}` needs to be positive or zero. Received: {value}")
-        super().__init__(learning_rate, name=name, **kwargs)
-        self._hyper_values = {
-            "learning_rate_power": learning_rate_power,
-            "l1_regularization_strength": l1_regularization_strength,
-            "l2_regularization_strength": l2_regularization_strength,
-            "beta": beta,
-        }
-        self.initial_accumulator_value = initial_accumulator_value
-        self.l2_shrinkage_regularization_strength = l2_shrinkage_regularization_strength
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", learning_rate)
+        self._set_hyper("decay", self._initial_decay)
+        self._set_hyper("learning_rate_power", learning_rate_power)
+        self._set_hyper("l1_regularization_strength", l1_regularization_strength)
+        self._set_hyper("l2_regularization_strength", l2_regularization_strength)
+        self._set_hyper("beta", beta)
+        self._initial_accumulator_value = initial_accumulator_value
+        self._l2_shrinkage_regularization_strength = l2_shrinkage_regularization_strength
 
-    def _slots(self, var):
-        return (("accumulator", self.initial_accumulator_value), ("linear", 0.0))
+    def _create_slots(self, var_list):
+        for var in var_list:
+            self.add_slot(var, "accumulator", self._initial_accumulator_value)
+            self.add_slot(var, "linear")
 
-    def _arguments(self, var, slots, learning_rate, hypers):
-        l2 = hypers["l2_regularization_strength"] + hypers["beta"] / (2.0 * learning_rate)
+    def _arguments(self, var, apply_state):
+        dtype = var.dtype.base_dtype
+        lr_t = self._coefficients(var, apply_state)["lr_t"]
+        l2 = self._get_hyper("l2_regularization_strength", dtype)
+        l2 = l2 + self._get_hyper("beta", dtype) / (2.0 * lr_t)
         arguments = dict(
             var=var.handle,
-            accum=slots["accumulator"].handle,
-            linear=slots["linear"].handle,
-            lr=learning_rate,
-            l1=hypers["l1_regularization_strength"],
+            accum=self.get_slot(var, "accumulator").handle,
+            linear=self.get_slot(var, "linear").handle,
+            lr=lr_t,
+            l1=self._get_hyper("l1_regularization_strength", dtype),
             l2=l2,
-            lr_power=hypers["learning_rate_power"],
+            lr_power=self._get_hyper("learning_rate_power", dtype),
+            use_locking=self._use_locking,
         )
-        if self.l2_shrinkage_regularization_strength > 0.0:
-            arguments["l2_shrinkage"] = tf.constant(
-                self.l2_shrinkage_regularization_strength, tf.float32
-            )
+        if self._l2_shrinkage_regularization_strength > 0.0:
+            arguments["l2_shrinkage"] = _constant(self._l2_shrinkage_regularization_strength, dtype)
         return arguments
 
-    def _apply_dense(self, grad, var, slots, learning_rate, hypers):
-        arguments = self._arguments(var, slots, learning_rate, hypers)
+    def _resource_apply_dense(self, grad, var, apply_state=None):
+        arguments = self._arguments(var, apply_state)
         if "l2_shrinkage" in arguments:
             return tf.raw_ops.ResourceApplyFtrlV2(grad=grad, **arguments)
         return tf.raw_ops.ResourceApplyFtrl(grad=grad, **arguments)
 
-    def _apply_sparse(self, grad, var, indices, slots, learning_rate, hypers):
-        arguments = self._arguments(var, slots, learning_rate, hypers)
+    def _resource_apply_sparse(self, grad, var, indices, apply_state=None):
+        arguments = self._arguments(var, apply_state)
         if "l2_shrinkage" in arguments:
             return tf.raw_ops.ResourceSparseApplyFtrlV2(grad=grad, indices=indices, **arguments)
         return tf.raw_ops.ResourceSparseApplyFtrl(grad=grad, indices=indices, **arguments)
+
+    def get_config(self):
+        config = {
+            name: self._serialize_hyperparameter(name)
+            for name in (
+                "learning_rate",
+                "learning_rate_power",
+                "l1_regularization_strength",
+                "l2_regularization_strength",
+                "beta",
+            )
+        }
+        return {
+            **super().get_config(),
+            **config,
+            "decay": self._initial_decay,
+            "initial_accumulator_value": self._initial_accumulator_value,
+            "l2_shrinkage_regularization_strength": self._l2_shrinkage_regularization_strength,
+        }
 
 
 class RMSprop(Optimizer):
@@ -363,148 +438,156 @@ class RMSprop(Optimizer):
         momentum=0.0,
         epsilon=1e-7,
         centered=False,
-        name=None,
+        name="RMSprop",
         **kwargs,
     ):
-        super().__init__(learning_rate, name=name, **kwargs)
-        self._hyper_values = {"rho": rho, "momentum": momentum}
-        self._use_momentum = momentum > 0.0
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", kwargs.get("lr", learning_rate))
+        self._set_hyper("decay", self._initial_decay)
+        self._set_hyper("rho", rho)
+        self._set_hyper("momentum", momentum)
+        self._momentum = momentum > 0.0
         self.epsilon = epsilon
         self.centered = centered
 
-    def _slots(self, var):
-        slots = (("rms", 0.0),)
-        if self._use_momentum:
-            slots += (("momentum", 0.0),)
+    def _create_slots(self, var_list):
+        for var in var_list:
+            self.add_slot(var, "rms")
+        if self._momentum:
+            for var in var_list:
+                self.add_slot(var, "momentum")
         if self.centered:
-            slots += (("mg", 0.0),)
-        return slots
+            for var in var_list:
+                self.add_slot(var, "mg")
 
-    def _momentum_arguments(self, var, slots, learning_rate, hypers, epsilon, grad):
+    def _prepare_local(self, var_device, var_dtype, apply_state):
+        super()._prepare_local(var_device, var_dtype, apply_state)
+        rho = tf.identity(self._get_hyper("rho", var_dtype))
+        apply_state[(var_device, var_dtype)].update(
+            rho=rho,
+            momentum=tf.identity(self._get_hyper("momentum", var_dtype)),
+            epsilon=_constant(self.epsilon, var_dtype),
+        )
+
+    def _momentum_arguments(self, var, c, grad):
         """What TF's fused RMSProp kernels take, dense or sparse."""
         return dict(
             var=var.handle,
-            ms=slots["rms"].handle,
-            mom=slots["momentum"].handle,
-            lr=learning_rate,
-            rho=hypers["rho"],
-            momentum=hypers["momentum"],
-            epsilon=epsilon,
+            ms=self.get_slot(var, "rms").handle,
+            mom=self.get_slot(var, "momentum").handle,
+            lr=c["lr_t"],
+            rho=c["rho"],
+            momentum=c["momentum"],
+            epsilon=c["epsilon"],
             grad=grad,
+            use_locking=self._use_locking,
         )
 
-    def _apply_dense(self, grad, var, slots, learning_rate, hypers):
-        rho, epsilon = hypers["rho"], tf.constant(self.epsilon, tf.float32)
-        rms = slots["rms"]
-        if self._use_momentum:
-            common = self._momentum_arguments(var, slots, learning_rate, hypers, epsilon, grad)
+    def _resource_apply_dense(self, grad, var, apply_state=None):
+        c = self._coefficients(var, apply_state)
+        if self._momentum:
+            arguments = self._momentum_arguments(var, c, grad)
             if self.centered:
-                return tf.raw_ops.ResourceApplyCenteredRMSProp(mg=slots["mg"].handle, **common)
-            return tf.raw_ops.ResourceApplyRMSProp(**common)
-        denominator = rms.assign(rho * rms + (1.0 - rho) * tf.square(grad))
+                mg = self.get_slot(var, "mg").handle
+                return tf.raw_ops.ResourceApplyCenteredRMSProp(mg=mg, **arguments)
+            return tf.raw_ops.ResourceApplyRMSProp(**arguments)
+        rms = self.get_slot(var, "rms")
+        denominator = rms.assign(c["rho"] * rms + (1.0 - c["rho"]) * tf.square(grad))
         if self.centered:
-            mg = slots["mg"].assign(rho * slots["mg"] + (1.0 - rho) * grad)
-            denominator = denominator - tf.square(mg)
-        return var.assign(var - learning_rate * grad / (tf.sqrt(denominator) + epsilon)).op
+            mg = self.get_slot(var, "mg")
+            mg_t = mg.assign(c["rho"] * mg + (1.0 - c["rho"]) * grad)
+            denominator = denominator - tf.square(mg_t)
+        step = c["lr_t"] * grad / (tf.sqrt(denominator) + c["epsilon"])
+        return var.assign_sub(step, read_value=False)
 
-    def _apply_sparse(self, grad, var, indices, slots, learning_rate, hypers):
-        rho, epsilon = hypers["rho"], tf.constant(self.epsilon, tf.float32)
-        rms = slots["rms"]
-        if self._use_momentum:
-            common = self._momentum_arguments(var, slots, learning_rate, hypers, epsilon, grad)
-            common["indices"] = indices
+    def _resource_apply_sparse(self, grad, var, indices, apply_state=None):
+        c = self._coefficients(var, apply_state)
+        if self._momentum:
+            arguments = self._momentum_arguments(var, c, grad)
             if self.centered:
+                mg = self.get_slot(var, "mg").handle
                 return tf.raw_ops.ResourceSparseApplyCenteredRMSProp(
-                    mg=slots["mg"].handle, **common
+                    mg=mg, indices=indices, **arguments
                 )
-            return tf.raw_ops.ResourceSparseApplyRMSProp(**common)
-        decayed = rms.assign(rms * rho)
-        with tf.control_dependencies([decayed]):
-            rms_t = rms.scatter_add(tf.IndexedSlices(grad * grad * (1.0 - rho), indices))
+            return tf.raw_ops.ResourceSparseApplyRMSProp(indices=indices, **arguments)
+        rms = self.get_slot(var, "rms")
+        with tf.control_dependencies([rms.assign(rms * c["rho"])]):
+            rms_t = self._resource_scatter_add(rms, indices, grad * grad * (1.0 - c["rho"]))
         denominator = tf.gather(rms_t, indices)
         if self.centered:
-            mg = slots["mg"]
-            decayed = mg.assign(mg * rho)
-            with tf.control_dependencies([decayed]):
-                mg_t = mg.scatter_add(tf.IndexedSlices(grad * (1.0 - rho), indices))
+            mg = self.get_slot(var, "mg")
+            with tf.control_dependencies([mg.assign(mg * c["rho"])]):
+                mg_t = self._resource_scatter_add(mg, indices, grad * (1.0 - c["rho"]))
             denominator = denominator - tf.square(tf.gather(mg_t, indices))
-        step = -learning_rate * grad / (tf.sqrt(denominator) + epsilon)
-        return var.scatter_add(tf.IndexedSlices(step, indices)).op
+        step = -c["lr_t"] * grad / (tf.sqrt(denominator) + c["epsilon"])
+        return self._resource_scatter_add(var, indices, step)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "learning_rate": self._serialize_hyperparameter("learning_rate"),
+            "decay": self._initial_decay,
+            "rho": self._serialize_hyperparameter("rho"),
+            "momentum": self._serialize_hyperparameter("momentum"),
+            "epsilon": self.epsilon,
+            "centered": self.centered,
+        }
 
 
 class SGD(Optimizer):
     """Gradient descent as Keras 2 had it, with optional (Nesterov) momentum."""
 
-    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name=None, **kwargs):
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
         if not 0.0 <= momentum <= 1.0:
             raise ValueError(f"`momentum` must be between [0, 1]. Received: {momentum}")
-        super().__init__(learning_rate, name=name, **kwargs)
-        self._hyper_values = {"momentum": momentum}
-        self._use_momentum = momentum > 0.0
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", kwargs.get("lr", learning_rate))
+        self._set_hyper("decay", self._initial_decay)
+        self._set_hyper("momentum", momentum)
+        self._momentum = momentum > 0.0
         self.nesterov = nesterov
 
-    def _slots(self, var):
-        return (("momentum", 0.0),) if self._use_momentum else ()
+    def _create_slots(self, var_list):
+        if self._momentum:
+            for var in var_list:
+                self.add_slot(var, "momentum")
 
-    def _apply_dense(self, grad, var, slots, learning_rate, hypers):
-        if self._use_momentum:
+    def _resource_apply_dense(self, grad, var, apply_state=None):
+        lr_t = self._coefficients(var, apply_state)["lr_t"]
+        if self._momentum:
             return tf.raw_ops.ResourceApplyKerasMomentum(
                 var=var.handle,
-                accum=slots["momentum"].handle,
-                lr=learning_rate,
+                accum=self.get_slot(var, "momentum").handle,
+                lr=lr_t,
                 grad=grad,
-                momentum=hypers["momentum"],
+                momentum=self._get_hyper("momentum", var.dtype.base_dtype),
+                use_locking=self._use_locking,
                 use_nesterov=self.nesterov,
             )
         return tf.raw_ops.ResourceApplyGradientDescent(
-            var=var.handle, alpha=learning_rate, delta=grad
+            var=var.handle, alpha=lr_t, delta=grad, use_locking=self._use_locking
         )
 
-    def _apply_sparse(self, grad, var, indices, slots, learning_rate, hypers):
-        if self._use_momentum:
+    def _resource_apply_sparse(self, grad, var, indices, apply_state=None):
+        lr_t = self._coefficients(var, apply_state)["lr_t"]
+        if self._momentum:
             return tf.raw_ops.ResourceSparseApplyKerasMomentum(
                 var=var.handle,
-                accum=slots["momentum"].handle,
-                lr=learning_rate,
+                accum=self.get_slot(var, "momentum").handle,
+                lr=lr_t,
                 grad=grad,
                 indices=indices,
-                momentum=hypers["momentum"],
+                momentum=self._get_hyper("momentum", var.dtype.base_dtype),
+                use_locking=self._use_locking,
                 use_nesterov=self.nesterov,
             )
-        return var.scatter_add(tf.IndexedSlices(-grad * learning_rate, indices)).op
+        return self._resource_scatter_add(var, indices, -grad * lr_t)
 
-
-def _replica_context():
-    """The replica context when running in a replica of a strategy, else None."""
-    if not tf.distribute.has_strategy() or tf.distribute.in_cross_replica_context():
-        return None
-    return tf.distribute.get_replica_context()
-
-
-def _update_in_place(var, fn, grad):
-    return fn(var, grad)
-
-
-def _tf_variable(variable):
-    """The `tf.Variable` behind a Keras 3 variable, or the variable itself."""
-    return getattr(variable, "_value", variable) if hasattr(variable, "path") else variable
-
-
-def _op_name(variable) -> str:
-    """`dnn/logits/kernel` for a variable named `dnn/logits/kernel:0`."""
-    return variable.name.split(":")[0]
-
-
-def _deduplicated(grad):
-    """Sums the rows of an `IndexedSlices` gradient that share an index."""
-    unique, positions = tf.unique(grad.indices)
-    values = tf.math.unsorted_segment_sum(grad.values, positions, tf.shape(unique)[0])
-    return values, unique
-
-
-def _clip_by_value(grad, clipvalue):
-    if isinstance(grad, tf.IndexedSlices):
-        return tf.IndexedSlices(
-            tf.clip_by_value(grad.values, -clipvalue, clipvalue), grad.indices, grad.dense_shape
-        )
-    return tf.clip_by_value(grad, -clipvalue, clipvalue)
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "learning_rate": self._serialize_hyperparameter("learning_rate"),
+            "decay": self._initial_decay,
+            "momentum": self._serialize_hyperparameter("momentum"),
+            "nesterov": self.nesterov,
+        }

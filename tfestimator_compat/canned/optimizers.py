@@ -49,6 +49,8 @@ _FROM_KERAS3 = {
         ("rho", "momentum", "epsilon", "centered"),
     ),
     keras.optimizers.SGD: (keras2_optimizers.SGD, ("momentum", "nesterov")),
+    keras.optimizers.Adadelta: (keras2_optimizers.Adadelta, ("rho", "epsilon")),
+    keras.optimizers.Adamax: (keras2_optimizers.Adamax, ("beta_1", "beta_2", "epsilon")),
 }
 _V1_BY_NAME = {
     "Adagrad": tf.compat.v1.train.AdagradOptimizer,
@@ -156,17 +158,17 @@ def from_keras(optimizer):
     learning_rate = config["learning_rate"]
     if isinstance(learning_rate, dict):
         learning_rate = keras.optimizers.schedules.deserialize(learning_rate)
-    name = config.get("name")
-    if re.fullmatch(rf"{to_snake_case(cls.__name__)}(_\d+)?", name or ""):
-        # Keras 3's own name (`adam`, or `adam_1` for the process's second Adam).
-        name = None
     kwargs = {argument: config[argument] for argument in arguments}
+    # Keras names an unnamed optimizer `adam`, `adam_1`, ... (one counter per process).
+    auto_name = re.fullmatch(rf"{to_snake_case(cls.__name__)}(_\d+)?", config.get("name") or "")
+    if config.get("name") and not auto_name:
+        kwargs["name"] = config["name"]
     for clip in ("clipnorm", "clipvalue", "global_clipnorm"):
         kwargs[clip] = config.get(clip)
     tf.compat.v1.logging.info(
         "Training with %s as the original's Keras 2 %s.", cls.__name__, target.__name__
     )
-    return target(learning_rate=learning_rate, name=name, **kwargs)
+    return target(learning_rate=learning_rate, **kwargs)
 
 
 def _leave_out_of_checkpoints(variables):
@@ -212,6 +214,7 @@ def minimize(optimizer, loss, variables, advance_global_step=True):
             "The given optimizer is not a tf.keras.optimizers.Optimizer instance. "
             f"Received optimizer of type {type(optimizer)}"
         )
-    if advance_global_step and optimizer.iterations is None:
+    if advance_global_step:
+        # Every trace, so a reused optimizer object counts this graph's global step.
         optimizer.iterations = global_step
-    return optimizer.minimize(loss, variables)
+    return optimizer.get_updates(loss, variables)[0]

@@ -1,0 +1,77 @@
+"""Writes `estimator_modules.json`: the names each module path of the original held.
+
+For every module of tensorflow-estimator 2.15 that programs imported from
+(`tensorflow.python.estimator.X` re-exported `tensorflow_estimator.python.estimator.X`),
+each public class or function defined there or exported by it is recorded
+with its public API name (`v2:estimator.DNNClassifier`, `v1:...`), or with
+`module:<its module>` where it had none.
+
+usage: /work/ref215/bin/python make_estimator_modules.py
+"""
+
+import importlib
+import inspect
+import json
+import os
+
+MODULES = (
+    "estimator",
+    "estimator_lib",
+    "model_fn",
+    "mode_keys",
+    "run_config",
+    "training",
+    "exporter",
+    "extenders",
+    "early_stopping",
+    "util",
+    "export.export",
+    "export.export_lib",
+    "export.export_output",
+    "inputs.inputs",
+    "inputs.numpy_io",
+    "inputs.pandas_io",
+    "canned.baseline",
+    "canned.dnn",
+    "canned.dnn_linear_combined",
+    "canned.head",
+    "canned.linear",
+    "canned.metric_keys",
+    "canned.optimizers",
+    "canned.parsing_utils",
+    "canned.prediction_keys",
+    "head.base_head",
+    "head.binary_class_head",
+    "head.multi_class_head",
+    "head.multi_head",
+    "head.multi_label_head",
+    "head.regression_head",
+    "hooks.hooks",
+)
+PREFIX = "tensorflow_estimator.python.estimator."
+
+
+def describe(module):
+    names = {}
+    for name, value in vars(module).items():
+        if name.startswith("_") or not (inspect.isclass(value) or inspect.isfunction(value)):
+            continue
+        v2 = getattr(value, "_estimator_api_names", ())
+        v1 = getattr(value, "_estimator_api_names_v1", ())
+        if "_estimator_api_names" in vars(value) or "_estimator_api_names_v1" in vars(value):
+            names[name] = f"v2:{v2[0]}" if v2 else f"v1:{v1[0]}"
+        elif getattr(value, "__module__", "") == module.__name__:
+            names[name] = f"module:{module.__name__[len(PREFIX) :]}"
+    return dict(sorted(names.items()))
+
+
+def main():
+    result = {name: describe(importlib.import_module(PREFIX + name)) for name in MODULES}
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "estimator_modules.json")
+    with open(path, "w") as f:
+        json.dump(result, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
