@@ -18,6 +18,7 @@ import tensorflow as tf
 from tfestimator_compat import checkpoints
 from tfestimator_compat import distribution
 from tfestimator_compat import fn_args
+from tfestimator_compat import scaffold
 from tfestimator_compat import session_config
 from tfestimator_compat import summaries
 from tfestimator_compat import warm_starting
@@ -184,8 +185,7 @@ class Estimator:
             saver = checkpoints.CheckpointSaver(
                 config.model_dir,
                 self._variables_of(graph),
-                config.keep_checkpoint_max,
-                config.keep_checkpoint_every_n_hours,
+                *scaffold.checkpoints_to_keep(spec.scaffold.saver, config),
             )
         elif listeners:
             raise ValueError(
@@ -501,7 +501,11 @@ class Estimator:
         )
 
     def _variables_of(self, graph):
-        """Name -> variable of the checkpointed variables `graph` uses."""
+        """Name -> variable of the checkpointed variables `graph` uses (or that the
+        Scaffold's Saver names, under its keys)."""
+        by_scaffold = scaffold.saved_variables(graph.spec.scaffold.saver, self._store)
+        if by_scaffold is not None:
+            return by_scaffold
         in_graph = self._store.names_of(
             graph.collections.get(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, [])
         )
@@ -536,6 +540,7 @@ class Estimator:
             warm_starting.warm_start(self._warm_start_settings, self._store, trainable)
         if graph.initializer_overrides is not None:
             graph.value_function(graph.initializer_overrides)()
+        scaffold.run_init_fn(graph)
         return None
 
 

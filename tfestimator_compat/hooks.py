@@ -63,7 +63,7 @@ class GraphSession:
 
     `run()` evaluates tensors of the model_fn's graph from the current variable
     values, as `session.run` outside a step did (`FinalOpsHook`,
-    `CheckpointSaverHook.after_create_session`).
+    `CheckpointSaverHook.after_create_session`, a Scaffold's `init_fn`).
     """
 
     def __init__(self, model_fn_graph):
@@ -71,15 +71,24 @@ class GraphSession:
         self.graph = model_fn_graph.graph
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
-        if feed_dict:
-            raise ValueError(
-                "Feeding values outside a training step is not supported; build "
-                "the value into the model_fn instead."
-            )
-        fetchable = self._model_fn_graph.fetchable(fetches)
+        """Runs `fetches`, fed `feed_dict` ({tensor or name: value}) as a Session fed them.
+
+        A feed may be any tensor of the model_fn's graph, a placeholder such
+        as a TF1 Saver's file name; the input batch is not available here.
+        """
+        graph = self._model_fn_graph
+        fetchable = graph.fetchable(fetches)
+        feeds = [
+            graph.graph.as_graph_element(key) if isinstance(key, str) else key
+            for key in (feed_dict or {})
+        ]
         with tf.init_scope():  # hooks run with the graph as default; this runs eagerly
-            outputs = self._model_fn_graph.value_function(fetchable)()
-        return self._model_fn_graph.results(fetches, outputs)
+            values = [
+                tf.convert_to_tensor(value, dtype=feed.dtype)
+                for feed, value in zip(feeds, (feed_dict or {}).values())
+            ]
+            outputs = graph.function(fetchable, feeds=feeds)(*values)
+        return graph.results(fetches, outputs)
 
 
 class SaverForHooks:
