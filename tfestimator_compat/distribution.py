@@ -127,8 +127,8 @@ def as_tf2_strategy(strategy):
     in the TF2 class. Anything else is returned as given.
     """
     v1 = tf.compat.v1.distribute
-    if strategy is None or isinstance(strategy, tf.distribute.Strategy):
-        return strategy
+    if not isinstance(strategy, v1.Strategy) or isinstance(strategy, tf.distribute.Strategy):
+        return strategy  # None, TF2's own, or not a strategy (refused when used)
     extended = strategy.extended
     if isinstance(strategy, v1.experimental.MultiWorkerMirroredStrategy):
         return tf.distribute.MultiWorkerMirroredStrategy(
