@@ -573,3 +573,14 @@ def test_table_matches_the_original(monkeypatch):
         assert session_config == (None if ours is None else str(ours)), name
     for name, (_, _, error, _) in plain_invalid.items():
         assert theirs[name] == error.__name__, name
+
+
+def test_a_train_distribute_that_is_no_strategy_is_refused_by_the_estimator(tmp_path):
+    # 2.15 accepted it in RunConfig and failed later; here the Estimator refuses it.
+    from helpers import classifier_model_fn
+
+    import tfestimator_compat as est
+
+    config = RunConfig(model_dir=str(tmp_path), train_distribute="mirrored")
+    with pytest.raises(ValueError, match="must be a tf.distribute strategy"):
+        est.Estimator(classifier_model_fn, config=config)
