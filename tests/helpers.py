@@ -46,3 +46,8 @@ def classifier_model_fn(features, labels, mode, params):
     optimizer = tf.compat.v1.train.AdamOptimizer(params.get("learning_rate", 0.05))
     train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
     return est.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def step_function_calls(estimator, mode=est.ModeKeys.TRAIN):
+    """How many times the step function of `mode` ran: steps are chunked into calls."""
+    return sum(model.calls for key, (_, model) in estimator._reusable.items() if key[0] == mode)

@@ -265,5 +265,5 @@ def test_keras_callbacks_can_be_passed_as_hooks(estimator):
 
     estimator.evaluate(dataset_input_fn(), hooks=[Seen()])
     list(estimator.predict(dataset_input_fn(n=20, batch=8), hooks=[Seen()]))
-    assert Seen.events == ["test", 8, 8, 4]
+    assert Seen.events == ["test"] * 4 + [8, 8, 4], "one test batch per evaluated batch"
     est.TrainSpec(dataset_input_fn(), hooks=[Seen()])

@@ -3,11 +3,11 @@
 import glob
 import os
 
-import keras
 import numpy as np
 import pytest
 import tensorflow as tf
 from helpers import linear_data
+from helpers import step_function_calls
 
 import tfestimator_compat as est
 from tfestimator_compat import tpu
@@ -152,20 +152,15 @@ def test_input_fn_must_take_params(model_dir):
 
 
 def test_iterations_per_loop_bounds_steps_per_call(model_dir):
-    class CountCalls(keras.callbacks.Callback):
-        calls = 0
-
-        def on_train_batch_end(self, batch, logs=None):
-            CountCalls.calls += 1
-
     estimator = tpu.TPUEstimator(
         make_model_fn(),
         config=tpu_config(model_dir, iterations_per_loop=4),
         use_tpu=False,
         train_batch_size=8,
     )
-    estimator.train(input_fn, steps=12, hooks=[CountCalls()])
-    assert CountCalls.calls == 3, "12 steps in chunks of at most iterations_per_loop=4"
+    estimator.train(input_fn, steps=12)
+    calls = step_function_calls(estimator)
+    assert calls == 3, "12 steps in chunks of at most iterations_per_loop=4"
 
 
 def test_scaffold_fn_init_from_checkpoint_and_host_call_summaries(tmp_path):

@@ -32,6 +32,7 @@ from tfestimator_compat.hooks import keras_callbacks
 from tfestimator_compat.hooks import session_hooks
 from tfestimator_compat.input_fn import call_input_fn
 from tfestimator_compat.keras_adapter import ModelFnModel
+from tfestimator_compat.keras_callbacks import KerasCallbacks
 from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.model_fn_graph import ModelFnGraph
 from tfestimator_compat.model_fn_graph import placeholder_inputs
@@ -214,6 +215,7 @@ class Estimator:
             graph.graph.as_graph_def(),
             graph.summary_op,
             self._max_steps_per_call(),
+            KerasCallbacks(keras_callbacks(all_hooks), model),
         )
         tf.io.gfile.makedirs(config.model_dir)
         runner.begin()
@@ -223,7 +225,7 @@ class Estimator:
                 epochs=1,
                 shuffle=False,
                 verbose=0,
-                callbacks=[loop] + keras_callbacks(all_hooks),
+                callbacks=[loop],
             )
         return loop.loss
 
@@ -269,15 +271,18 @@ class Estimator:
         all_hooks = hooks + list(spec.evaluation_hooks)
         runner = HookRunner(session_hooks(all_hooks), graph)
         updates = graph.fetchable(graph.metric_update_op)
-        loop = EvaluationLoop(runner, {"loss": spec.loss, "updates": updates}, steps)
+        callbacks = KerasCallbacks(keras_callbacks(all_hooks), model)
+        loop = EvaluationLoop(runner, {"loss": spec.loss, "updates": updates}, steps, callbacks)
         model.reset_eval_loss()
         runner.begin()
+        callbacks.test_begin()
         with inputs.reading():
-            model.evaluate(inputs.dataset, verbose=0, callbacks=[loop] + keras_callbacks(all_hooks))
+            model.evaluate(inputs.dataset, verbose=0, callbacks=[loop])
         results = graph.results(graph.metric_values, graph.value_function(graph.metric_values)())
         results["loss"] = np.float32(model.mean_eval_loss())
         results["global_step"] = np.int64(graph.global_step.numpy())
         summaries.write_eval_results(self.eval_dir(name), results, checkpoint_path)
+        callbacks.test_end(results)
         return results
 
     @in_eager_mode

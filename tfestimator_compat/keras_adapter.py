@@ -137,6 +137,7 @@ class ModelFnModel(keras.Model):
         self.last_outputs = None
         self.last_steps_run = 0
         self.steps_run = 0
+        self.calls = 0  # of the step function, for tests and benchmarks of chunking
         self.steps_per_call = 1
         # Every this many steps a step fetches what the first one does (None: only the first).
         self.event_every = None
@@ -321,6 +322,7 @@ class ModelFnModel(keras.Model):
             self.event_outputs = events
             self.last_steps_run = int(ran)
             self.steps_run += self.last_steps_run
+            self.calls += 1
             return {"loss": outputs["loss"]} if "loss" in outputs else {}
 
         return run

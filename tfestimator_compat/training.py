@@ -20,6 +20,7 @@ from tfestimator_compat.eager import in_eager_mode
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.export.exporter import Exporter
 from tfestimator_compat.hooks import check_hooks
+from tfestimator_compat.keras_callbacks import scalar_logs
 from tfestimator_compat.run_config import TaskType
 
 _logging = tf.compat.v1.logging
@@ -189,6 +190,10 @@ class _EvaluateOnCheckpoint(tf.compat.v1.train.CheckpointSaverListener):
     def begin(self):
         self._timer = tf.compat.v1.train.SecondOrStepTimer(every_secs=self._throttle_secs)
         self._first_save = True
+        self.keras_logs = {}
+
+    def before_save(self, session, global_step_value):
+        self.keras_logs = {}  # the next epoch's `val_` logs are this save's evaluation, if any
 
     def after_save(self, session, global_step_value):
         if self._first_save:
@@ -210,7 +215,9 @@ class _EvaluateOnCheckpoint(tf.compat.v1.train.CheckpointSaverListener):
 
     def _evaluate(self, global_step_value):
         self._timer.update_last_triggered_step(global_step_value)
-        self._evaluator.evaluate_and_export()
+        if self._evaluator.evaluate_and_export():
+            # What Keras callbacks see as the epoch's validation logs.
+            self.keras_logs = scalar_logs(self._evaluator.eval_result, prefix="val_")
 
 
 def _run_evaluator(estimator, train_spec, eval_spec):

@@ -32,6 +32,7 @@ import tensorflow as tf
 
 from tfestimator_compat import summaries
 from tfestimator_compat.hooks import NanLossDuringTrainingError
+from tfestimator_compat.keras_callbacks import KerasCallbacks
 
 _logging = tf.compat.v1.logging
 # Longest chunk when no event bounds it, so time-based saving stays prompt.
@@ -43,16 +44,23 @@ SECONDS_PER_CALL = 1.0
 class _StepLoop(keras.callbacks.Callback):
     """Sets what each call fetches and how many steps it runs; drives hooks."""
 
-    def __init__(self, runner, base_fetches):
+    def __init__(self, runner, base_fetches, callbacks=None):
         super().__init__()
         self._runner = runner
         self._base_fetches = dict(base_fetches)
+        self._callbacks = callbacks or KerasCallbacks([], None)
+
+    def _every_step(self):
+        """Whether a user Keras callback asks to see every step (batch) of this loop."""
+        return False
 
     def _prepare_call(self, steps, first_step_fetches=None):
         first_step_fetches = dict(first_step_fetches or {})
         if self._runner.hooks:
             steps = 1
             first_step_fetches.update(self._runner.before_step())
+        elif self._every_step():
+            steps = 1
         self.model.set_fetches(self._base_fetches, first_step_fetches)
         self.model.steps_per_call = max(1, int(steps))
 
@@ -79,6 +87,7 @@ class TrainingLoop(_StepLoop):
         graph_def: the model_fn's GraphDef, for `graph.pbtxt` and TensorBoard.
         summary_op: the merged summaries of the model_fn (None: no summaries).
         max_steps_per_call: the most steps one call may run.
+        callbacks: the user's Keras callbacks (`KerasCallbacks`), or None.
     """
 
     def __init__(
@@ -94,8 +103,9 @@ class TrainingLoop(_StepLoop):
         graph_def=None,
         summary_op=None,
         max_steps_per_call=MAX_STEPS_PER_CALL,
+        callbacks=None,
     ):
-        super().__init__(runner, base_fetches)
+        super().__init__(runner, base_fetches, callbacks)
         self._step_read = step_read
         self._max_steps_per_call = max_steps_per_call
         self._global_step = global_step
@@ -130,6 +140,7 @@ class TrainingLoop(_StepLoop):
             summaries.write_graph(self.model_dir, self._graph_def)
         if sys.stdout.isatty() and self._last_step is not None:
             self._progress = keras.utils.Progbar(self._last_step, stateful_metrics=["loss"])
+        self._callbacks.train_begin()
         if self._saver is None:
             return
         if self._graph_def is not None and self._config.checkpoint_save_graph_def:
@@ -166,7 +177,11 @@ class TrainingLoop(_StepLoop):
             first_step_fetches["event_step"] = self._step_read
         self.model.event_every = every
         self._prepare_call(self._steps_for(min(bounds, default=None)), first_step_fetches)
+        self._callbacks.train_batch_begin(self.step)
         self._call_started = time.time()
+
+    def _every_step(self):
+        return self._callbacks.every_train_step
 
     def _global_steps_per_step(self):
         """How far a step has advanced the global step so far in this call of
@@ -222,6 +237,7 @@ class TrainingLoop(_StepLoop):
             _logging.error("Model diverged with loss = NaN.")
             raise NanLossDuringTrainingError
         stop = self._finish_call()
+        self._callbacks.train_batch_end(first_step, self.loss, model.last_steps_run)
         advance = round(self._global_steps_per_step())
         for event_step, fetched in events:
             # Summaries are written at the global step the step ended at, as the
@@ -266,14 +282,23 @@ class TrainingLoop(_StepLoop):
             return
         summaries.flush(self.model_dir)
         self._runner.end()
-        if self._saver is None:
-            return
-        if self._saver.last_saved_step != self.step:
-            self._save(self.step)
-        for listener in self._listeners:
-            listener.end(None, self.step)
+        if self._saver is not None:
+            if self._saver.last_saved_step != self.step:
+                self._save(self.step, end_epoch=False)
+            for listener in self._listeners:
+                listener.end(None, self.step)
+        # The last epoch ends after the final evaluation (train_and_evaluate's).
+        self._callbacks.epoch_end(self._epoch_logs(), last=True)
+        self._callbacks.train_end({"loss": self.loss})
 
-    def _save(self, step):
+    def _epoch_logs(self):
+        """The loss, and the `val_` metrics a listener evaluated the checkpoint to."""
+        logs = {"loss": self.loss}
+        for listener in self._listeners:
+            logs.update(getattr(listener, "keras_logs", None) or {})
+        return logs
+
+    def _save(self, step, end_epoch=True):
         """Saves a checkpoint; True when a listener asks training to stop."""
         _logging.info("Calling checkpoint listeners before saving checkpoint %d...", step)
         for listener in self._listeners:
@@ -288,6 +313,8 @@ class TrainingLoop(_StepLoop):
             if listener.after_save(None, step):
                 _logging.info("A CheckpointSaverListener requested that training be stopped.")
                 stop = True
+        if end_epoch:
+            self._callbacks.epoch_end(self._epoch_logs())
         return stop
 
     def _log(self, run_step, end_step, loss, when):
@@ -311,18 +338,24 @@ class EvaluationLoop(_StepLoop):
         runner: the `HookRunner` of the evaluation hooks.
         base_fetches: what every step fetches (`loss`, metric updates).
         steps: how many batches to evaluate (None: to the end of input).
+        callbacks: the user's Keras callbacks (`KerasCallbacks`), or None.
     """
 
-    def __init__(self, runner, base_fetches, steps=None):
-        super().__init__(runner, base_fetches)
+    def __init__(self, runner, base_fetches, steps=None, callbacks=None):
+        super().__init__(runner, base_fetches, callbacks)
         self._steps = steps
         self.evaluated = 0
+
+    def _every_step(self):
+        return self._callbacks.every_test_step
 
     def on_test_batch_begin(self, batch, logs=None):
         remaining = MAX_STEPS_PER_CALL if self._steps is None else self._steps - self.evaluated
         self._prepare_call(min(MAX_STEPS_PER_CALL, remaining))
+        self._callbacks.test_batch_begin(self.evaluated)
 
     def on_test_batch_end(self, batch, logs=None):
+        self._callbacks.test_batch_end(self.evaluated, self.model.last_outputs["loss"].numpy())
         self.evaluated += self.model.last_steps_run
         stop = self._finish_call()
         if stop or (self._steps is not None and self.evaluated >= self._steps):

@@ -1,0 +1,111 @@
+"""Keras callbacks given as hooks get Keras's contract, with the estimator's steps."""
+
+import csv
+import math
+
+import keras
+import numpy as np
+from helpers import classifier_model_fn
+from helpers import dataset_input_fn
+from helpers import step_function_calls
+
+import tfestimator_compat as est
+
+
+class Recorder(keras.callbacks.Callback):
+    def __init__(self):
+        super().__init__()
+        self.events = []
+
+    def on_train_begin(self, logs=None):
+        self.events.append(("train_begin",))
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.events.append(("epoch_begin", epoch))
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.events.append(("batch", batch, logs["loss"]))
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.events.append(("epoch_end", epoch, dict(logs)))
+
+    def on_train_end(self, logs=None):
+        self.events.append(("train_end", dict(logs)))
+
+    def on_test_batch_end(self, batch, logs=None):
+        self.events.append(("test_batch", batch, logs["loss"]))
+
+    def on_test_end(self, logs=None):
+        self.events.append(("test_end", dict(logs)))
+
+
+def make_estimator(model_dir, checkpoint_every=5):
+    config = est.RunConfig(model_dir=model_dir, save_checkpoints_steps=checkpoint_every)
+    return est.Estimator(classifier_model_fn, config=config, params={"learning_rate": 0.1})
+
+
+def test_batches_get_the_global_step_and_loss_epochs_end_at_checkpoints(model_dir):
+    estimator = make_estimator(model_dir)
+    recorder = Recorder()
+    estimator.train(dataset_input_fn(repeat=True), steps=12, hooks=[recorder])
+    events = recorder.events
+    batches = [event for event in events if event[0] == "batch"]
+    assert [event[1] for event in batches] == list(range(12)), "the global step, not a call count"
+    assert all(math.isfinite(event[2]) and event[2] > 0 for event in batches)
+    epoch_ends = [event for event in events if event[0] == "epoch_end"]
+    assert [event[1] for event in epoch_ends] == [0, 1, 2], "checkpoints at 5, 10 and the end"
+    assert events[0] == ("train_begin",) and events[1] == ("epoch_begin", 0)
+    final_loss = batches[-1][2]
+    assert events[-1] == ("train_end", {"loss": final_loss})
+    assert epoch_ends[-1][2] == {"loss": final_loss}
+
+    recorder.events.clear()
+    estimator.train(dataset_input_fn(repeat=True), steps=3, hooks=[recorder])
+    assert [e[1] for e in recorder.events if e[0] == "batch"] == [12, 13, 14], "steps go on"
+
+
+def test_callbacks_without_batch_methods_keep_the_chunked_loop(model_dir):
+    estimator = make_estimator(model_dir, checkpoint_every=100)
+    estimator.train(
+        dataset_input_fn(repeat=True), steps=40, hooks=[keras.callbacks.CSVLogger("unused.csv")]
+    )
+    assert step_function_calls(estimator) < 40 / 2
+
+
+def test_early_stopping_stops_training_and_the_model_dir_holds_the_stopped_step(model_dir):
+    estimator = make_estimator(model_dir, checkpoint_every=2)
+    stopper = keras.callbacks.EarlyStopping(monitor="loss", min_delta=100.0, patience=1)
+    estimator.train(dataset_input_fn(repeat=True), steps=200, hooks=[stopper])
+    stopped = estimator.get_variable_value("global_step")
+    assert stopped == 4, "no epoch improves the loss by 100: stop after the second"
+    assert estimator.latest_checkpoint().endswith("model.ckpt-4")
+
+
+def test_train_and_evaluate_gives_epochs_the_validation_metrics(model_dir, tmp_path):
+    estimator = make_estimator(model_dir, checkpoint_every=4)
+    log = tmp_path / "log.csv"
+    stopper = keras.callbacks.EarlyStopping(monitor="val_loss", min_delta=100.0, patience=1)
+    hooks = [keras.callbacks.CSVLogger(str(log)), stopper]
+    est.train_and_evaluate(
+        estimator,
+        est.TrainSpec(dataset_input_fn(repeat=True), max_steps=100, hooks=hooks),
+        est.EvalSpec(dataset_input_fn(), throttle_secs=0),
+    )
+    rows = list(csv.DictReader(open(log)))
+    assert [row["epoch"] for row in rows] == ["0", "1"], "stopped after the second evaluation"
+    assert {"loss", "val_loss", "val_accuracy"} <= set(rows[0])
+    evaluated = est.experimental.read_eval_metrics(estimator.eval_dir())
+    np.testing.assert_allclose(float(rows[1]["val_loss"]), evaluated[8]["loss"], rtol=1e-5)
+
+
+def test_evaluate_calls_test_batches_with_their_index_and_ends_with_the_results(model_dir):
+    estimator = make_estimator(model_dir)
+    estimator.train(dataset_input_fn(repeat=True), steps=2)
+    recorder = Recorder()
+    results = estimator.evaluate(dataset_input_fn(), hooks=[recorder])
+    test_batches = [event for event in recorder.events if event[0] == "test_batch"]
+    assert [event[1] for event in test_batches] == [0, 1, 2, 3], "64 examples in batches of 16"
+    assert recorder.events[-1] == (
+        "test_end",
+        {"accuracy": float(results["accuracy"]), "loss": float(results["loss"])},
+    )

@@ -1,0 +1,110 @@
+"""Keras callbacks given where hooks go, called as Keras calls them.
+
+The original took only `SessionRunHook`s; as an extension, a
+`keras.callbacks.Callback` may be passed to `train`, `evaluate`, `predict`,
+`TrainSpec` and `EvalSpec`. The training loop runs many steps per call, so the
+callbacks are not handed to Keras's own loop (they would see call numbers);
+`KerasCallbacks` calls them with Keras's contract instead:
+
+- `on_train_batch_begin(step)` / `on_train_batch_end(step, {"loss": ...})` with
+  the global step each step started at, for callbacks that define them (any
+  such callback makes each call run one step, as a hook does);
+- an epoch ends at each checkpoint save and at the end of training:
+  `on_epoch_end(epoch, logs)` with the step's `loss` and, in
+  `train_and_evaluate`, the evaluation of that checkpoint as `val_<metric>`;
+- `on_train_end(logs)` with the final loss;
+- `on_test_*` in `evaluate()` likewise, ending with its results.
+
+Setting `model.stop_training = True` (`EarlyStopping`, `TerminateOnNaN`)
+stops training after that step, and the final checkpoint is saved.
+"""
+
+import keras
+import numpy as np
+
+_TRAIN_BATCH_METHODS = (
+    "on_train_batch_begin",
+    "on_train_batch_end",
+    "on_batch_begin",
+    "on_batch_end",
+)
+_TEST_BATCH_METHODS = ("on_test_batch_begin", "on_test_batch_end")
+
+
+class KerasCallbacks:
+    """The user's Keras callbacks of one `train()` or `evaluate()` call.
+
+    Args:
+        callbacks: the `keras.callbacks.Callback`s among the hooks.
+        model: the Keras model the steps run in (what callbacks see as `self.model`).
+    """
+
+    def __init__(self, callbacks, model):
+        self._callbacks = list(callbacks)
+        self._list = keras.callbacks.CallbackList(self._callbacks, model=model)
+        self.every_train_step = _any_defines(self._callbacks, _TRAIN_BATCH_METHODS)
+        self.every_test_step = _any_defines(self._callbacks, _TEST_BATCH_METHODS)
+        self.epoch = 0
+        self._steps_in_epoch = 0
+
+    def __bool__(self):
+        return bool(self._callbacks)
+
+    def train_begin(self):
+        self._list.on_train_begin()
+        self._list.on_epoch_begin(self.epoch)
+
+    def train_batch_begin(self, step):
+        if self.every_train_step:
+            self._list.on_train_batch_begin(step)
+
+    def train_batch_end(self, step, loss, steps_run):
+        self._steps_in_epoch += steps_run
+        if self.every_train_step:
+            self._list.on_train_batch_end(step, {"loss": float(loss)})
+
+    def epoch_end(self, logs, last=False):
+        """Ends the epoch at a checkpoint save (no empty epochs); starts the next one."""
+        if self._steps_in_epoch:
+            self._list.on_epoch_end(self.epoch, scalar_logs(logs))
+            self.epoch += 1
+            self._steps_in_epoch = 0
+            if not last:
+                self._list.on_epoch_begin(self.epoch)
+
+    def train_end(self, logs):
+        self._list.on_train_end(scalar_logs(logs))
+
+    def test_begin(self):
+        self._list.on_test_begin()
+
+    def test_batch_begin(self, batch):
+        if self.every_test_step:
+            self._list.on_test_batch_begin(batch)
+
+    def test_batch_end(self, batch, loss):
+        if self.every_test_step:
+            self._list.on_test_batch_end(batch, {"loss": float(loss)})
+
+    def test_end(self, results):
+        self._list.on_test_end(scalar_logs(results))
+
+
+def scalar_logs(values, prefix=""):
+    """The scalar entries of `values` as floats, as Keras passes logs."""
+    logs = {}
+    for key, value in (values or {}).items():
+        array = np.asarray(value)
+        if array.ndim == 0 and np.issubdtype(array.dtype, np.number) and key != "global_step":
+            logs[prefix + key] = float(array)
+    return logs
+
+
+def _any_defines(callbacks, methods):
+    """Whether a callback defines any of `methods` itself (the base class's do nothing)."""
+    base = keras.callbacks.Callback
+    return any(
+        getattr(type(callback), name) is not getattr(base, name)
+        for callback in callbacks
+        for name in methods
+    )
