@@ -5,6 +5,7 @@ import math
 
 import keras
 import numpy as np
+import tensorflow as tf
 from helpers import classifier_model_fn
 from helpers import dataset_input_fn
 from helpers import step_function_calls
@@ -109,3 +110,16 @@ def test_evaluate_calls_test_batches_with_their_index_and_ends_with_the_results(
         "test_end",
         {"accuracy": float(results["accuracy"]), "loss": float(results["loss"])},
     )
+
+
+def test_tensorboard_callback_writes_batch_and_epoch_losses(model_dir, tmp_path):
+    estimator = make_estimator(model_dir)
+    log_dir = tmp_path / "tensorboard"
+    board = keras.callbacks.TensorBoard(log_dir=str(log_dir), update_freq=1)
+    estimator.train(dataset_input_fn(repeat=True), steps=12, hooks=[board])
+    tags = []
+    for path in tf.io.gfile.glob(str(log_dir / "train" / "events.out.tfevents.*")):
+        for event in tf.compat.v1.train.summary_iterator(path):
+            tags.extend(value.tag for value in event.summary.value)
+    assert tags.count("batch_loss") == 12
+    assert tags.count("epoch_loss") == 3, "checkpoints at 5, 10 and the end"
