@@ -227,3 +227,22 @@ def test_hook_activates_plain_python_programs(tmp_path, imports):
     result = _run(["-c", code], cwd=tmp_path, env=env)
     assert result.returncode == 1
     assert "has no attribute 'estimator'" in result.stderr
+
+
+def test_the_package_does_not_require_a_tensorflow_wheel():
+    # pip must not put `tensorflow` on top of the user's tensorflow-cpu or tf-nightly.
+    import importlib.metadata
+
+    requirements = importlib.metadata.requires("tfestimator-compat") or []
+    unconditional = [r for r in requirements if "extra ==" not in r]
+    assert not [r for r in unconditional if r.lower().startswith(("tensorflow", "tf-"))]
+    tensorflow_extra = [r for r in requirements if 'extra == "tensorflow"' in r]
+    assert any(r.startswith("tensorflow>=2.16") for r in tensorflow_extra)
+
+
+def test_without_tensorflow_the_import_says_what_to_install():
+    script = "import sys; sys.modules['tensorflow'] = None; import tfestimator_compat"
+    result = _run(["-c", script])
+    assert result.returncode == 1
+    assert "pip install 'tfestimator-compat[tensorflow]'" in result.stderr
+    assert "ModuleNotFoundError" not in result.stderr

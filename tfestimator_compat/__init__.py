@@ -5,6 +5,10 @@
 legacy programs run unchanged.
 """
 
+from tfestimator_compat.requirements import check_tensorflow
+
+check_tensorflow()
+
 from tfestimator_compat.activation import install
 from tfestimator_compat.canned import BaselineClassifier
 from tfestimator_compat.canned import BaselineEstimator
