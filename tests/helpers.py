@@ -51,3 +51,19 @@ def classifier_model_fn(features, labels, mode, params):
 def step_function_calls(estimator, mode=est.ModeKeys.TRAIN):
     """How many times the step function of `mode` ran: steps are chunked into calls."""
     return sum(model.calls for key, (_, model) in estimator._reusable.items() if key[0] == mode)
+
+
+def fixture_generator(folder):
+    """The `make_fixture.py` of `tests/fixtures/<folder>`, imported as a module.
+
+    The generators run under the original (TF 2.15); tests reuse their model
+    and input definitions so both sides build the same thing.
+    """
+    import importlib.util
+    import os
+
+    path = os.path.join(os.path.dirname(__file__), "fixtures", folder, "make_fixture.py")
+    spec = importlib.util.spec_from_file_location(f"{folder}_make_fixture", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

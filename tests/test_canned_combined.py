@@ -4,7 +4,6 @@
 `DNNLinearCombinedClassifier` (`fixtures/canned/make_fixture.py`).
 """
 
-import importlib.util
 import json
 import os
 import shutil
@@ -13,6 +12,7 @@ import types
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import fixture_generator
 
 import tfestimator_compat as est
 from tfestimator_compat import canned
@@ -20,16 +20,7 @@ from tfestimator_compat import canned
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "canned")
 
 
-def _load_fixture_module():
-    spec = importlib.util.spec_from_file_location(
-        "canned_make_fixture", os.path.join(FIXTURES, "make_fixture.py")
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-fixture = _load_fixture_module()
+fixture = fixture_generator("canned")
 with open(os.path.join(FIXTURES, "expected.json")) as f:
     EXPECTED = json.load(f)["wide_deep"]
 ESTIMATORS = types.SimpleNamespace(

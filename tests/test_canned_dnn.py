@@ -5,7 +5,6 @@
 on from it, and check names and arguments against what the original did.
 """
 
-import importlib.util
 import json
 import os
 import shutil
@@ -15,6 +14,7 @@ import keras
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import fixture_generator
 
 import tfestimator_compat as est
 from tfestimator_compat import canned
@@ -24,16 +24,7 @@ from tfestimator_compat.inputs import numpy_input_fn
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "canned")
 
 
-def _load_fixture_module():
-    spec = importlib.util.spec_from_file_location(
-        "canned_make_fixture", os.path.join(FIXTURES, "make_fixture.py")
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-fixture = _load_fixture_module()
+fixture = fixture_generator("canned")
 with open(os.path.join(FIXTURES, "expected.json")) as f:
     EXPECTED = json.load(f)
 # `tf.estimator` as the fixture script uses it, made of this package's classes.

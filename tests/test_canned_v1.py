@@ -5,7 +5,6 @@ V1 classes (`fixtures/canned_v1/make_fixture.py`); these tests evaluate,
 predict and train on from them here, with the original's numbers.
 """
 
-import importlib.util
 import inspect
 import json
 import os
@@ -17,6 +16,7 @@ import sys
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import fixture_generator
 
 from tfestimator_compat import canned
 from tfestimator_compat.canned import optimizers
@@ -25,16 +25,7 @@ from tfestimator_compat.canned import v1 as canned_v1
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "canned_v1")
 
 
-def _load_fixture_module():
-    spec = importlib.util.spec_from_file_location(
-        "canned_v1_make_fixture", os.path.join(FIXTURES, "make_fixture.py")
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-fixture = _load_fixture_module()
+fixture = fixture_generator("canned_v1")
 with open(os.path.join(FIXTURES, "expected.json")) as f:
     EXPECTED = json.load(f)
 X_COLUMN = [tf.feature_column.numeric_column("x", shape=(2,))]

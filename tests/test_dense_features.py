@@ -5,7 +5,6 @@ inputs with constant-initialized tables; the same columns give the same
 numbers and variable names here, standalone, in Keras models and in a model_fn.
 """
 
-import importlib.util
 import json
 import os
 
@@ -13,6 +12,7 @@ import keras
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import fixture_generator
 
 import tfestimator_compat as est
 from tfestimator_compat.keras_legacy.dense_features import DenseFeatures
@@ -20,16 +20,7 @@ from tfestimator_compat.keras_legacy.dense_features import DenseFeatures
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "dense_features")
 
 
-def _fixture_module():
-    spec = importlib.util.spec_from_file_location(
-        "dense_features_make_fixture", os.path.join(FIXTURES, "make_fixture.py")
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-fixture = _fixture_module()
+fixture = fixture_generator("dense_features")
 
 
 @pytest.fixture(scope="module")

@@ -231,3 +231,30 @@ def test_tf1_strategies_train_evaluate_and_predict(tmp_path, make_strategy):
     assert results["global_step"] == 4
     assert np.isfinite(results["loss"])
     assert len(list(estimator.predict(dataset_input_fn()))) == 64
+
+
+def test_a_program_that_disabled_eager_execution_trains_on_two_devices(tmp_path):
+    # tf.compat.v1.disable_eager_execution() first, then the same job (metrics are made
+    # in every mode, eval_distribute is left None): the numbers of one device.
+    mirrored = run_job(tmp_path / "mirrored", "graph_mirrored", 10)
+    single = run_job(tmp_path / "single", "single", 10)
+    for key, value in single["evaluation"].items():
+        np.testing.assert_allclose(mirrored["evaluation"][key], value, rtol=1e-5, err_msg=key)
+
+
+@pytest.mark.parametrize(
+    "make_strategy",
+    [
+        lambda: tf.distribute.MultiWorkerMirroredStrategy(),
+        lambda: tf.compat.v1.distribute.experimental.MultiWorkerMirroredStrategy(),
+    ],
+    ids=["tf2", "tf1"],
+)
+def test_a_multi_worker_strategy_made_in_graph_mode_trains_on_one_worker(tmp_path, make_strategy):
+    # Made while eager execution is off, its all-reduce lacks what functions need.
+    with tf.Graph().as_default():
+        strategy = make_strategy()
+        config = est.RunConfig(model_dir=str(tmp_path), train_distribute=strategy)
+    estimator = est.Estimator(classifier_model_fn, config=config, params={"learning_rate": 0.1})
+    estimator.train(dataset_input_fn(repeat=True), steps=4)
+    assert estimator.evaluate(dataset_input_fn())["global_step"] == 4

@@ -14,6 +14,7 @@ import shutil
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import fixture_generator
 
 import tfestimator_compat as est
 from tfestimator_compat.canned import keras2_optimizers
@@ -22,16 +23,7 @@ FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "keras2_legacy")
 LEGACY_NAMES = ("Adadelta", "Adagrad", "Adam", "Adamax", "Ftrl", "Nadam", "RMSprop", "SGD")
 
 
-def _fixture_module():
-    spec = importlib.util.spec_from_file_location(
-        "keras2_legacy_make_fixture", os.path.join(FIXTURES, "make_fixture.py")
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-fixture = _fixture_module()
+fixture = fixture_generator("keras2_legacy")
 
 
 @pytest.fixture(scope="module")

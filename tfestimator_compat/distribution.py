@@ -26,6 +26,7 @@ import tempfile
 
 import keras
 import tensorflow as tf
+from tensorflow.python.eager import context
 
 from tfestimator_compat.spec import EstimatorSpec
 
@@ -121,20 +122,24 @@ def as_tf2_strategy(strategy):
     """A TF1 strategy (`tf.compat.v1.distribute.*`) as the TF2 strategy Keras runs.
 
     The V1 classes lack the TF2 methods the Keras loop calls
-    (`experimental_distribute_values_from_function`, ...). Mirrored and
-    one-device strategies are made again on the same devices; a multi-worker
-    one has already set up its collectives, so the same machinery is wrapped
-    in the TF2 class. Anything else is returned as given.
+    (`experimental_distribute_values_from_function`, ...), so each is made
+    again as its TF2 class: on the same devices, or on the same cluster with
+    the same communication options. A strategy made while the program had
+    eager execution off gets what running in functions needs
+    (`_order_collectives_for_functions`). Anything else is returned as given.
     """
     v1 = tf.compat.v1.distribute
+    if not tf.executing_eagerly():
+        _order_collectives_for_functions(strategy)
     if not isinstance(strategy, v1.Strategy) or isinstance(strategy, tf.distribute.Strategy):
         return strategy  # None, TF2's own, or not a strategy (refused when used)
     extended = strategy.extended
     if isinstance(strategy, v1.experimental.MultiWorkerMirroredStrategy):
-        return tf.distribute.MultiWorkerMirroredStrategy(
-            cluster_resolver=strategy.cluster_resolver,
-            communication_options=getattr(extended, "_communication_options", None),
-        )
+        with context.eager_mode():
+            return tf.distribute.MultiWorkerMirroredStrategy(
+                cluster_resolver=strategy.cluster_resolver,
+                communication_options=getattr(extended, "_communication_options", None),
+            )
     if isinstance(strategy, v1.MirroredStrategy):
         return tf.distribute.MirroredStrategy(
             devices=list(extended.worker_devices),
@@ -143,6 +148,22 @@ def as_tf2_strategy(strategy):
     if isinstance(strategy, v1.OneDeviceStrategy):
         return tf.distribute.OneDeviceStrategy(extended.worker_devices[0])
     return strategy
+
+
+def _order_collectives_for_functions(strategy):
+    """Lets a collective strategy made while eager execution was off run in functions.
+
+    Made for TF1 graphs (the program called `disable_eager_execution()`), its
+    all-reduce launchers order their ops by control edges and hold no ordering
+    token; the steps here run in `tf.function`s, where they need one.
+    Collectives are configured once per process, so the launchers get their
+    tokens rather than the strategy being made again.
+    """
+    cross_device_ops = getattr(getattr(strategy, "extended", None), "_cross_device_ops", None)
+    for launcher in getattr(cross_device_ops, "_launchers", ()):
+        if getattr(launcher, "_ordering_token", None) is None:
+            with context.eager_mode(), tf.init_scope(), tf.device(launcher._device):
+                launcher._ordering_token = tf.Variable(0.0, trainable=False)
 
 
 def reject_parameter_server_strategy(strategy, name: str):

@@ -62,10 +62,11 @@ class VariableStore:
                 return next_creator(**kwargs)
             name = _unique(_tf1_name(kwargs), created_here)
             created_here.add(name)
-            variable = self._variables.get(name)
+            key = _store_key(name, kwargs)
+            variable = self._variables.get(key)
             if variable is None:
-                variable = self._create(next_creator, name, kwargs)
-            _add_to_collections(variable, kwargs, self.is_local(name))
+                variable = self._create(next_creator, name, kwargs, key)
+            _add_to_collections(variable, kwargs, self.is_local(key))
             return variable
 
         uids = global_state.get_global_attribute("object_name_uids")
@@ -76,7 +77,7 @@ class VariableStore:
         finally:
             global_state.set_global_attribute("object_name_uids", uids)
 
-    def _create(self, next_creator, name, kwargs):
+    def _create(self, next_creator, name, kwargs, key):
         initial_value = kwargs["initial_value"]
         if tf.is_tensor(initial_value) and not tf.executing_eagerly():
             initial_value = tf.get_static_value(initial_value)
@@ -101,8 +102,8 @@ class VariableStore:
                 variable = next_creator(**created)
             variable = _seen_from_traces(variable, name)
             if _is_local(name, kwargs):
-                self._local_initial_values[name] = np.array(variable.numpy())
-        self._variables[name] = variable
+                self._local_initial_values[key] = np.array(variable.numpy())
+        self._variables[key] = variable
         return variable
 
     def _needs_strategy_scope(self, name, kwargs):
@@ -260,6 +261,16 @@ def _unique(name, taken):
     while f"{name}_{index}" in taken:
         index += 1
     return f"{name}_{index}"
+
+
+def _store_key(name, kwargs):
+    """The key of a variable in the store: its TF1 name, but for a local variable
+    made in a replicated trace, which is per replica and so cannot serve a mode
+    that runs on one device (a metric a model_fn makes in every mode, with only
+    `train_distribute` set). Local variables are never saved, so the key is free."""
+    if _is_local(name, kwargs) and tf.distribute.has_strategy():
+        return f"{name}@replicated"
+    return name
 
 
 def _is_local(name, kwargs):
