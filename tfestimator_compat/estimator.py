@@ -264,7 +264,7 @@ class Estimator:
                     "the model_fn's eval_metric_ops."
                 )
         if in_memory:
-            _check_in_memory_scaffold(spec.scaffold)
+            scaffold.check_in_memory(spec.scaffold)
         else:
             checkpoint_path = self._initialize(graph, checkpoint_path, follow_latest)
         self._store.reset_local_variables()
@@ -592,17 +592,6 @@ def verify_model_fn_args(model_fn, params):
 
 def _check_hooks(hooks):
     return list(check_hooks(hooks, "Hooks must be a SessionRunHook, given: {}"))
-
-
-def _check_in_memory_scaffold(scaffold):
-    """In-memory evaluation copies the training values; a custom saver or init_fn would not run."""
-    for field in ("saver", "init_fn"):
-        if getattr(scaffold, field) is not None:
-            raise ValueError(
-                f"InMemoryEvaluator does not support custom {field}: the model_fn's "
-                f"Scaffold sets `{field}`, which in-memory evaluation cannot apply. "
-                "Evaluate from checkpoints (estimator.evaluate, train_and_evaluate) instead."
-            )
 
 
 def _check_listeners(listeners):

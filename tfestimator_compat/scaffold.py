@@ -6,6 +6,7 @@
   checkpoints hold and under which keys (`var_list`, a list or a renaming
   dict) and how many are kept (`max_to_keep`, `keep_checkpoint_every_n_hours`),
   for saving and for restoring in every mode.
+- `InMemoryEvaluatorHook` refuses both, as the original did (`check_in_memory`).
 """
 
 import tensorflow as tf
@@ -26,6 +27,17 @@ def run_init_fn(model_fn_graph):
         return
     with model_fn_graph.graph.as_default(), tf1_tensor_semantics():
         init_fn(GraphSession(model_fn_graph))
+
+
+def check_in_memory(spec_scaffold):
+    """In-memory evaluation copies the training values; a custom saver or init_fn would not run."""
+    for field in ("saver", "init_fn"):
+        if getattr(spec_scaffold, field) is not None:
+            raise ValueError(
+                f"InMemoryEvaluator does not support custom {field}: the model_fn's "
+                f"Scaffold sets `{field}`, which in-memory evaluation cannot apply. "
+                "Evaluate from checkpoints (estimator.evaluate, train_and_evaluate) instead."
+            )
 
 
 def saved_variables(saver, store):

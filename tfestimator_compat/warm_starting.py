@@ -83,13 +83,21 @@ def settings_from(warm_start_from):
     )
 
 
-def _checkpoint_path(path):
+def checkpoint_of(settings):
+    """The checkpoint `settings` warm-start from: the newest in a directory (None when
+    it holds none), or the path given."""
+    path = os.fsdecode(settings.ckpt_to_initialize_from)
     if tf.io.gfile.isdir(path):
-        latest = tf.train.latest_checkpoint(path)
-        if latest is None:
-            raise ValueError(f"Couldn't find a checkpoint to warm-start from in {path}.")
-        return latest
+        return tf.train.latest_checkpoint(path)
     return path
+
+
+def _checkpoint_path(settings):
+    checkpoint = checkpoint_of(settings)
+    if checkpoint is None:
+        path = os.fsdecode(settings.ckpt_to_initialize_from)
+        raise ValueError(f"Couldn't find a checkpoint to warm-start from in {path}.")
+    return checkpoint
 
 
 def _selected(settings, store, trainable_names):
@@ -146,7 +154,7 @@ def _tensor_keys(reader):
 
 def warm_start(settings, store, trainable_names):
     """Assigns the selected variables from `settings.ckpt_to_initialize_from`."""
-    checkpoint = _checkpoint_path(settings.ckpt_to_initialize_from)
+    checkpoint = _checkpoint_path(settings)
     reader = tf.train.load_checkpoint(checkpoint)
     keys = _tensor_keys(reader)
     shapes = {name: reader.get_variable_to_shape_map()[key] for name, key in keys.items()}

@@ -23,6 +23,7 @@ from tensorflow.python.saved_model import signature_def_utils
 from tensorflow.python.saved_model.model_utils import export_utils
 
 from tfestimator_compat import logs
+from tfestimator_compat import warm_starting
 from tfestimator_compat.export import temp_dirs
 from tfestimator_compat.export.receivers import ServingInputReceiver
 from tfestimator_compat.export.receivers import SupervisedInputReceiver
@@ -130,12 +131,7 @@ def export(
 def _warm_start_checkpoint(estimator):
     """With no checkpoint of its own, the original exported its warm-start checkpoint."""
     settings = estimator._warm_start_settings
-    if settings is None:
-        return None
-    source = os.fsdecode(settings.ckpt_to_initialize_from)
-    if tf.io.gfile.isdir(source):
-        return tf.train.latest_checkpoint(source)
-    return source
+    return None if settings is None else warm_starting.checkpoint_of(settings)
 
 
 def _local_variables(graph):
