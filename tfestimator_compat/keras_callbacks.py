@@ -83,6 +83,7 @@ class KerasCallbacks:
             self._list.on_test_batch_begin(batch)
 
     def test_batch_end(self, batch, loss):
+        """`loss` (a tensor) is read only for callbacks that see batches."""
         if self.every_test_step:
             self._list.on_test_batch_end(batch, {"loss": float(loss)})
 

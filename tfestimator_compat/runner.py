@@ -46,14 +46,15 @@ def run_program(path: str, args: List[str], tf1: bool = False, output=None) -> i
         return 2
     if is_notebook and notebook_kernel.available():
         return notebook_kernel.run_notebook(path, args, output=output, tf1=tf1)
+    if is_notebook and output:
+        print(f"tfestimator-compat: --output: {notebook_kernel.MISSING_EXTRA}", file=sys.stderr)
+        return 2
     if is_notebook:
         print(
             f"tfestimator-compat: {notebook_kernel.MISSING_EXTRA}; running the code cells "
-            "in this process instead (no figures, no --output).",
+            "in this process instead (no figures).",
             file=sys.stderr,
         )
-        if output:
-            return 2
     activation.install()
     mode = tf1_mode.tf1_imports() if tf1 else contextlib.nullcontext()
     notebook_path = os.path.abspath(path)

@@ -48,7 +48,7 @@ class _StepLoop(keras.callbacks.Callback):
         super().__init__()
         self._runner = runner
         self._base_fetches = dict(base_fetches)
-        self._callbacks = callbacks or KerasCallbacks([], None)
+        self._callbacks = callbacks if callbacks is not None else KerasCallbacks([], None)
 
     def _every_step(self):
         """Whether a user Keras callback asks to see every step (batch) of this loop."""
@@ -355,7 +355,7 @@ class EvaluationLoop(_StepLoop):
         self._callbacks.test_batch_begin(self.evaluated)
 
     def on_test_batch_end(self, batch, logs=None):
-        self._callbacks.test_batch_end(self.evaluated, self.model.last_outputs["loss"].numpy())
+        self._callbacks.test_batch_end(self.evaluated, self.model.last_outputs["loss"])
         self.evaluated += self.model.last_steps_run
         stop = self._finish_call()
         if stop or (self._steps is not None and self.evaluated >= self._steps):
