@@ -531,7 +531,10 @@ class Estimator:
                 try:
                     checkpoints.restore(checkpoint_path, self._variables_of(graph))
                     return checkpoint_path
-                except (tf.errors.NotFoundError, tf.errors.DataLossError, ValueError):
+                except (tf.errors.OpError, ValueError):
+                    # Whatever the reader says of a file deleted under it (NotFoundError,
+                    # DataLossError, or a bare OpError "No such file"), `incomplete`
+                    # decides: only a checkpoint that vanished is retried.
                     vanished = checkpoints.incomplete(checkpoint_path) is not None
                     newest = self.latest_checkpoint() if follow_latest and vanished else None
                     if newest is None or newest == checkpoint_path:
