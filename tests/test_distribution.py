@@ -150,7 +150,7 @@ def test_chief_worker_and_evaluator_processes_train_evaluate_and_export(tmp_path
 def test_a_killed_worker_and_restarted_cluster_resume_from_the_last_checkpoint(tmp_path):
     model_dir = tmp_path / "model"
     spec = cluster()
-    max_steps = 4000
+    max_steps = 1000
     training = {task: start_task(spec, task, model_dir, max_steps) for task in ("chief", "worker")}
     deadline = time.time() + 240
     while not (model_dir / "checkpoint").exists() or checkpoint_steps(model_dir)[-1] < 100:

@@ -21,7 +21,7 @@ import tensorflow as tf
 import tfestimator_compat as est
 from tfestimator_compat import checkpoints
 
-MAX_STEPS = 400
+MAX_STEPS = 80
 
 JOB = textwrap.dedent(
     """
