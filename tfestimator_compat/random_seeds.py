@@ -20,6 +20,9 @@ from keras.src.backend.common import global_state
 from keras.src.random import seed_generator
 from tensorflow.python.framework import random_seed
 
+# Where Keras keeps its global SeedGenerator (a named constant only in newer Keras 3 releases).
+KERAS_SEED_GENERATOR = getattr(seed_generator, "GLOBAL_SEED_GENERATOR", "global_seed_generator")
+
 
 class GraphSeeds:
     """The random seeds of one Estimator's graphs.
@@ -45,14 +48,14 @@ class GraphSeeds:
             yield
             return
         state = random.getstate()
-        keras_generator = global_state.get_global_attribute(seed_generator.GLOBAL_SEED_GENERATOR)
+        keras_generator = global_state.get_global_attribute(KERAS_SEED_GENERATOR)
         random.seed(self.seed)
-        global_state.set_global_attribute(seed_generator.GLOBAL_SEED_GENERATOR, None)
+        global_state.set_global_attribute(KERAS_SEED_GENERATOR, None)
         try:
             yield
         finally:
             random.setstate(state)
-            global_state.set_global_attribute(seed_generator.GLOBAL_SEED_GENERATOR, keras_generator)
+            global_state.set_global_attribute(KERAS_SEED_GENERATOR, keras_generator)
 
     def initial_value(self, initializer):
         """Runs a variable's `initializer` callable as a TF1 graph would have."""
