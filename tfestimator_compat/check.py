@@ -37,6 +37,15 @@ from typing import Tuple
 from tfestimator_compat import api_surface
 
 SCHEMA_VERSION = 1
+# Where the links of the report lead: `migration_guide/` ships inside the package.
+GUIDE_ROOT = os.path.dirname(os.path.abspath(__file__))
+# Per-file verdicts.
+RUNS_UNCHANGED = "runs unchanged"
+NEEDS_TF1 = "needs run --tf1"
+DOES_NOT_RUN = "does not run"
+NOT_CHECKED = "not checked"
+_TF1 = api_surface.SUPPORTED_WITH_TF1
+_NAMES_PER_VERDICT = 5
 _SKIPPED_DIRS = frozenset(["__pycache__", "node_modules", "site-packages"])
 # Cell magics whose body is still Python.
 _PYTHON_CELL_MAGICS = frozenset(["time", "timeit", "capture", "prun", "debug"])
@@ -92,7 +101,7 @@ class Report:
         return 0
 
     def summary(self) -> dict:
-        """Counts: files, findings, findings by status, unparsed and unreadable files."""
+        """Counts (files, findings by status, unparsed and unreadable files), per API, per file."""
         by_status = {status: 0 for status in api_surface.STATUSES}
         for finding in self.findings:
             by_status[finding.status] += 1
@@ -102,7 +111,39 @@ class Report:
             "by_status": by_status,
             "unparsed": sum(error.kind == "syntax" for error in self.errors),
             "unreadable": sum(error.kind == "unreadable" for error in self.errors),
+            "by_api": self._by_api(),
+            "by_file": [self._verdict(path) for path in self.files],
         }
+
+    def _by_api(self) -> List[dict]:
+        """Each API used: `name, status, count, guide`; what blocks a run first, then most used."""
+        counts: Dict[str, int] = {}
+        symbols: Dict[str, Finding] = {}
+        for finding in self.findings:
+            counts[finding.name] = counts.get(finding.name, 0) + 1
+            symbols.setdefault(finding.name, finding)
+        severity = {status: i for i, status in enumerate(reversed(api_surface.STATUSES))}
+        names = sorted(counts, key=lambda n: (severity[symbols[n].status], -counts[n], n))
+        return [
+            {"name": n, "status": symbols[n].status, "count": counts[n], "guide": symbols[n].guide}
+            for n in names
+        ]
+
+    def _verdict(self, path: str) -> dict:
+        """Whether `path` runs unchanged, needs `run --tf1`, does not run, or was not checked.
+
+        `because` names what decides it: the unsupported APIs, the TF1 names, or
+        the parse error.
+        """
+        findings = [f for f in self.findings if f.path == path]
+        errors = [e.message for e in self.errors if e.path == path and e.cell is None]
+        verdict, because = (NOT_CHECKED, errors) if errors else (RUNS_UNCHANGED, [])
+        for blocking, status in ((DOES_NOT_RUN, api_surface.NOT_SUPPORTED), (NEEDS_TF1, _TF1)):
+            names = list(dict.fromkeys(f.name for f in findings if f.status == status))
+            if names and not errors:
+                verdict, because = blocking, names
+                break
+        return {"path": path, "findings": len(findings), "verdict": verdict, "because": because}
 
 
 def _canonical(path: str) -> str:
@@ -151,12 +192,15 @@ class _Resolver(ast.NodeVisitor):
 
     def __init__(self) -> None:
         self.aliases: Dict[str, str] = {}
+        # Names (`est`, `self.estimator`) bound to an estimator object -> its class's name.
+        self.estimators: Dict[str, str] = {}
         self.uses: List[Tuple[ast.AST, str, api_surface.Symbol]] = []
         self._fallback = False
 
     def _bind(self, name: str, path: Optional[str]) -> None:
         if self._fallback and name in self.aliases:
             return  # `except ImportError:` alternatives don't replace what the `try` bound
+        self.estimators.pop(name, None)
         if path is None:
             self.aliases.pop(name, None)
         else:
@@ -168,6 +212,25 @@ class _Resolver(ast.NodeVisitor):
         symbol = api_surface.classify(_canonical(path))
         if symbol is not None:
             self.uses.append((node, written, symbol))
+
+    def _constructed(self, node: ast.AST) -> Optional[str]:
+        """The class name when `node` is a call making an estimator, like `DNNClassifier(...)`."""
+        if not isinstance(node, ast.Call):
+            return None
+        resolved = self._resolve(node.func)
+        if resolved is None:
+            return None
+        symbol = api_surface.classify(resolved[1])
+        if symbol is not None and api_surface.makes_estimator(symbol.name):
+            return symbol.name
+        return None
+
+    def _estimator_class(self, receiver: ast.AST) -> Optional[str]:
+        """The class name of the estimator `receiver` holds, when the program made one there."""
+        chain = _attribute_chain(receiver)
+        if chain is not None:
+            return self.estimators.get(".".join([chain[0], *chain[1]]))
+        return self._constructed(receiver)
 
     def _resolve(self, node: ast.AST) -> Optional[Tuple[str, str]]:
         """(written, canonical path) of a name or attribute chain bound to a tracked API."""
@@ -215,6 +278,7 @@ class _Resolver(ast.NodeVisitor):
         if value is not None:
             self.visit(value)
         resolved = self._resolve(value) if value is not None else None
+        made = self._constructed(value) if value is not None else None
         for target in targets:
             if isinstance(target, ast.Name):
                 self._bind(target.id, resolved[1] if resolved else None)
@@ -223,6 +287,12 @@ class _Resolver(ast.NodeVisitor):
                     if isinstance(name, ast.Name):
                         self._bind(name.id, None)
                 self.visit(target)
+            chain = _attribute_chain(target)
+            if chain is not None:
+                written = ".".join([chain[0], *chain[1]])
+                self.estimators.pop(written, None)
+                if made is not None:
+                    self.estimators[written] = made
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self._visit_assignment(node.targets, node.value)
@@ -253,10 +323,24 @@ class _Resolver(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         resolved = self._resolve(node)
-        if resolved is None:
-            self.generic_visit(node)
-        else:
+        if resolved is not None:
             self._record(node, *resolved)
+            return
+        self._record_member(node)
+        self.generic_visit(node)
+
+    def _record_member(self, node: ast.Attribute) -> None:
+        """`est.export_savedmodel`: a member of an estimator the program made, or one only
+        estimators have (`export_savedmodel`, `get_variable_value`) on any other object."""
+        owner = self._estimator_class(node.value)
+        if owner is None and node.attr in api_surface.ESTIMATOR_ONLY_METHODS:
+            if self._resolve(node.value) is None:
+                owner = f"{api_surface.ESTIMATOR_V2}.Estimator"
+        symbol = api_surface.estimator_member(owner, node.attr) if owner else None
+        if symbol is not None:
+            chain = _attribute_chain(node)
+            written = ".".join([chain[0], *chain[1]]) if chain else f"(...).{node.attr}"
+            self.uses.append((node, written, symbol))
 
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Load):
@@ -430,26 +514,51 @@ def format_text(report: Report) -> str:
         if e.kind == "syntax"
     ]
     summary = report.summary()
+    lines = [line for _, line in sorted(entries, key=lambda entry: entry[0])]
+    return "\n".join([*lines, *_summary_lines(summary), _totals(summary)]) + "\n"
+
+
+def _summary_lines(summary: dict) -> List[str]:
+    """The APIs used (count, status, name), then one verdict per file, then where the guide is."""
+    lines = ["", "APIs used (count, status, name):"]
+    width = max([len(status) for status in api_surface.STATUSES])
+    lines += [f"{a['count']:6d}  {a['status']:<{width}}  {a['name']}" for a in summary["by_api"]]
+    lines.append("Files:")
+    for entry in summary["by_file"]:
+        because = entry["because"][:_NAMES_PER_VERDICT]
+        more = len(entry["because"]) - len(because)
+        reason = ", ".join(because) + (f" (+{more} more)" if more else "")
+        lines.append(
+            f"  {entry['path']}: {entry['findings']} finding(s); {entry['verdict']}"
+            + (f": {reason}" if reason else "")
+        )
+    lines.append(f"Guide links (migration_guide/...) are relative to {GUIDE_ROOT}")
+    return lines
+
+
+def _totals(summary: dict) -> str:
     counts = ", ".join(f"{n} {status}" for status, n in summary["by_status"].items())
     text = f"{summary['files']} file(s) checked, {summary['findings']} finding(s): {counts}"
     if summary["unparsed"]:
         text += f"; {summary['unparsed']} file(s) or cell(s) not parsed"
     if summary["unreadable"]:
         text += f"; {summary['unreadable']} path(s) unreadable"
-    lines = [line for _, line in sorted(entries, key=lambda entry: entry[0])]
-    return "\n".join([*lines, text]) + "\n"
+    return text
 
 
 def format_json(report: Report) -> str:
-    """The report as JSON: `{"version", "findings", "errors", "summary"}`.
+    """The report as JSON: `{"version", "guide_root", "findings", "errors", "summary"}`.
 
     Each finding has `path, line, column, cell, written, name, status,
-    replacement, guide` (`cell` is null outside notebooks); each error
-    `path, kind, message, line, cell`; the summary `files, findings,
-    by_status, unparsed, unreadable`.
+    replacement, guide` (`cell` is null outside notebooks; `guide` is relative
+    to `guide_root`); each error `path, kind, message, line, cell`; the summary
+    `files, findings, by_status, unparsed, unreadable`, `by_api` (a list of
+    `name, status, count, guide`) and `by_file` (a list of `path, findings,
+    verdict, because`).
     """
     document = {
         "version": SCHEMA_VERSION,
+        "guide_root": GUIDE_ROOT,
         "findings": [dataclasses.asdict(f) for f in report.findings],
         "errors": [dataclasses.asdict(e) for e in report.errors],
         "summary": report.summary(),
