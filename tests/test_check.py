@@ -546,6 +546,10 @@ def test_every_guide_link_resolves_to_a_page_the_built_package_ships(capsys, tmp
             if name.startswith("tfestimator_compat/migration_guide/")
         }
         assert "tfestimator_compat_command.py" in archive.namelist()
+        [entry_points] = [n for n in archive.namelist() if n.endswith("entry_points.txt")]
+        assert "tfestimator-compat = tfestimator_compat_command:main" in (
+            archive.read(entry_points).decode()
+        )
     links = _printed_guide_links(capsys)
     assert len(links) > 30
     for link in links:

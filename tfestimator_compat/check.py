@@ -221,9 +221,7 @@ class _Resolver(ast.NodeVisitor):
         if resolved is None:
             return None
         symbol = api_surface.classify(resolved[1])
-        if symbol is not None and api_surface.makes_estimator(symbol.name):
-            return symbol.name
-        return None
+        return api_surface.estimator_class(symbol.name) if symbol is not None else None
 
     def _estimator_class(self, receiver: ast.AST) -> Optional[str]:
         """The class name of the estimator `receiver` holds, when the program made one there."""

@@ -57,7 +57,9 @@ from tfestimator_compat.api_surface.tf1_names import TF1_NATIVE
 from tfestimator_compat.api_surface.tf1_names import TF1_ONLY_NAMES
 
 __all__ = [
+    "ESTIMATOR_ONLY_METHODS",
     "ESTIMATOR_SYMBOLS",
+    "ESTIMATOR_V2",
     "GUIDE_PAGE",
     "NOT_SUPPORTED",
     "STATUSES",
@@ -65,11 +67,10 @@ __all__ = [
     "SUPPORTED_WITH_TF1",
     "Symbol",
     "TF1_ONLY_NAMES",
-    "ESTIMATOR_ONLY_METHODS",
     "classify",
+    "estimator_class",
     "estimator_member",
     "known_paths",
-    "makes_estimator",
 ]
 
 # The classes whose instances are estimators, by the last part of their name.
@@ -95,12 +96,17 @@ def _under(path: str, root: str) -> Optional[str]:
     return None
 
 
-def makes_estimator(name: str) -> bool:
-    """Whether calling the API with canonical `name` returns an estimator object."""
+def estimator_class(name: str) -> Optional[str]:
+    """The estimator class that calling the API with canonical `name` makes, or None.
+
+    `name` itself for an estimator class; `tf.estimator.Estimator` for `model_to_estimator`.
+    """
     leaf = name.rpartition(".")[2]
     if leaf == "model_to_estimator":
-        return True
-    return name in ESTIMATOR_SYMBOLS and bool(_ESTIMATOR_CLASS.search(leaf))
+        return f"{ESTIMATOR_V2}.Estimator"
+    if name in ESTIMATOR_SYMBOLS and _ESTIMATOR_CLASS.search(leaf):
+        return name
+    return None
 
 
 def estimator_member(class_name: str, member: str) -> Optional[Symbol]:
@@ -115,7 +121,7 @@ def estimator_member(class_name: str, member: str) -> Optional[Symbol]:
 def _estimator(path: str) -> Symbol:
     root = ESTIMATOR_V2 if _under(path, ESTIMATOR_V2) is not None else ESTIMATOR_V1
     owner, _, member = path.rpartition(".")
-    if makes_estimator(owner) and estimator_member(owner, member) is not None:
+    if estimator_class(owner) == owner and estimator_member(owner, member) is not None:
         return estimator_member(owner, member)
     key, symbol = _longest_prefix(ESTIMATOR_SYMBOLS, path)
     if key == path or _under(key, root) not in ESTIMATOR_MODULES:
