@@ -3,11 +3,18 @@
 Lists every use of the estimator API, and of the TF1 APIs that TensorFlow >=
 2.16 with Keras 3 lost, in `.py` files and Jupyter notebooks (directories are
 searched recursively). Each use comes with its canonical name, whether the shim
-runs it, the native TF2/Keras replacement, and a link into `migration_guide/`.
+runs it, the native TF2/Keras replacement, and a link into `migration_guide/`
+(which ships in the package, under `GUIDE_ROOT`). A summary follows: each API
+used, with its count and status, and a verdict per file (`runs unchanged`,
+`needs run --tf1`, `does not run`, `not checked`).
 
 Programs are parsed with `ast`, never imported or run: aliases are followed as
 written (`import tensorflow.compat.v1 as tf`, `est = tf.estimator`,
-`from tensorflow.estimator import DNNClassifier`), in source order.
+`from tensorflow.estimator import DNNClassifier`), in source order. Methods are
+followed on the estimators a program makes (`est = DNNClassifier(...)`,
+`self.estimator = ...`), and the methods only estimators have
+(`export_savedmodel`) on any object. Nothing here imports TensorFlow, so the
+`tfestimator-compat` command starts `check` in a fraction of a second.
 
 Exit status: 0 when everything found runs on the shim, 1 when something does
 not, 2 for usage errors and unreadable files. A file that does not parse is
@@ -573,7 +580,7 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
         "--format",
         choices=("text", "json"),
         default="text",
-        help="text (default): one line per finding; json: a stable schema",
+        help="text (default): one line per finding, then a summary; json: a stable schema",
     )
     return parser
 
