@@ -13,6 +13,7 @@ import pytest
 
 from tfestimator_compat import api_surface
 from tfestimator_compat import check
+from tfestimator_compat import check_report
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "check")
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -454,7 +455,7 @@ def test_every_known_name_has_a_status_and_a_guide_section_that_exists():
         assert symbol.replacement, path
         page, anchor = symbol.guide.split("#")
         if page not in pages:
-            with open(os.path.join(check.GUIDE_ROOT, page)) as f:
+            with open(os.path.join(check_report.GUIDE_ROOT, page)) as f:
                 pages[page] = _headings(f.read())
         assert anchor in pages[page], f"{path}: no section #{anchor} in {page}"
 
@@ -488,10 +489,10 @@ def test_summary_counts_each_api_and_gives_each_file_a_verdict(capsys, tmp_path)
     status, report = run_json(capsys, str(tmp_path), fixture("tf1_bare.py"))
     by_file = {os.path.basename(f["path"]): f for f in report["summary"]["by_file"]}
     assert {name: entry["verdict"] for name, entry in by_file.items()} == {
-        "a_tf2.py": check.RUNS_UNCHANGED,
-        "b_tf1.py": check.NEEDS_TF1,
-        "c_broken.py": check.NOT_CHECKED,
-        "tf1_bare.py": check.DOES_NOT_RUN,
+        "a_tf2.py": check_report.RUNS_UNCHANGED,
+        "b_tf1.py": check_report.NEEDS_TF1,
+        "c_broken.py": check_report.NOT_CHECKED,
+        "tf1_bare.py": check_report.DOES_NOT_RUN,
     }
     assert by_file["b_tf1.py"]["because"] == ["tf.compat.v1.placeholder"]
     assert by_file["tf1_bare.py"]["because"] == ["tf.compat.v1.nn.rnn_cell.LSTMCell"]
@@ -557,7 +558,7 @@ def test_every_guide_link_resolves_to_a_page_the_built_package_ships(capsys, tmp
         shipped_page = f"tfestimator_compat/{page}"
         assert shipped_page in shipped, f"{link}: {page} is not in the wheel"
         assert anchor in _headings(shipped[shipped_page]), f"{link}: no such section"
-        assert os.path.isfile(os.path.join(check.GUIDE_ROOT, page)), link
+        assert os.path.isfile(os.path.join(check_report.GUIDE_ROOT, page)), link
 
 
 _NO_TENSORFLOW = """
