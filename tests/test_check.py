@@ -7,11 +7,13 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 
 import pytest
 
 from tfestimator_compat import api_surface
 from tfestimator_compat import check
+from tfestimator_compat import check_report
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "check")
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -65,7 +67,14 @@ def annotations(path):
 
 @pytest.mark.parametrize(
     "name",
-    ["legacy_estimator.py", "tf1_bare.py", "aliases.py", "clean_tf2.py", "would_execute.py"],
+    [
+        "legacy_estimator.py",
+        "tf1_bare.py",
+        "aliases.py",
+        "clean_tf2.py",
+        "would_execute.py",
+        "estimator_methods.py",
+    ],
 )
 def test_findings_are_what_the_fixture_comments_say(capsys, name):
     assert sorted(findings_of(capsys, fixture(name))) == sorted(annotations(fixture(name)))
@@ -212,7 +221,7 @@ def test_notebook_source_may_be_a_string_or_a_list_of_lines(capsys, tmp_path):
 
 def test_json_schema(capsys):
     status, report = run_json(capsys, FIXTURES)
-    assert set(report) == {"version", "findings", "errors", "summary"}
+    assert set(report) == {"version", "guide_root", "findings", "errors", "summary"}
     assert report["version"] == 1
     for finding in report["findings"]:
         assert set(finding) == {
@@ -233,10 +242,18 @@ def test_json_schema(capsys):
     for error in report["errors"]:
         assert set(error) == {"path", "kind", "message", "line", "cell"}
     summary = report["summary"]
-    assert set(summary) == {"files", "findings", "by_status", "unparsed", "unreadable"}
+    assert set(summary) == {
+        "files",
+        "findings",
+        "by_status",
+        "unparsed",
+        "unreadable",
+        "by_api",
+        "by_file",
+    }
     assert list(summary["by_status"]) == list(api_surface.STATUSES)
     assert sum(summary["by_status"].values()) == summary["findings"] == len(report["findings"])
-    assert summary["files"] == 6 and summary["unparsed"] == 0 and summary["unreadable"] == 0
+    assert summary["files"] == 7 and summary["unparsed"] == 0 and summary["unreadable"] == 0
     assert status == 1
 
 
@@ -254,6 +271,7 @@ def test_json_keeps_what_was_written(capsys, tmp_path):
 def test_text_has_one_line_per_finding_and_a_summary(capsys):
     _, out, _ = run(capsys, fixture("tf1_bare.py"))
     *lines, summary = out.splitlines()
+    lines = lines[: lines.index("")]
     matches = [_FINDING_LINE.match(line) for line in lines]
     assert all(matches), lines
     assert [(int(m["line"]), m["name"], m["status"]) for m in matches] == annotations(
@@ -368,7 +386,7 @@ def test_module_entry_point_and_subcommand_wiring(tmp_path, capsys):
         timeout=300,
     )
     assert result.returncode == 1, result.stderr
-    assert json.loads(result.stdout)["summary"]["files"] == 6
+    assert json.loads(result.stdout)["summary"]["files"] == 7
 
     parser = argparse.ArgumentParser(prog="tfestimator-compat")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -437,7 +455,7 @@ def test_every_known_name_has_a_status_and_a_guide_section_that_exists():
         assert symbol.replacement, path
         page, anchor = symbol.guide.split("#")
         if page not in pages:
-            with open(os.path.join(REPO, page)) as f:
+            with open(os.path.join(check_report.GUIDE_ROOT, page)) as f:
                 pages[page] = _headings(f.read())
         assert anchor in pages[page], f"{path}: no section #{anchor} in {page}"
 
@@ -459,3 +477,155 @@ def test_links_between_guide_pages_resolve():
         page = target or name
         assert page in pages, f"{name} links to missing {page}"
         assert not anchor or anchor in _headings(pages[page]), f"{name} -> {page}#{anchor}"
+
+
+# --- Summary, verdicts, guide links ----------------------------------------------------------
+
+
+def test_summary_counts_each_api_and_gives_each_file_a_verdict(capsys, tmp_path):
+    write(tmp_path, "a_tf2.py", "import tensorflow as tf\nest = tf.estimator.Estimator(fn)\n")
+    write(tmp_path, "b_tf1.py", "import tensorflow as tf\ntf.placeholder\ntf.placeholder\n")
+    write(tmp_path, "c_broken.py", "def (:\n")
+    status, report = run_json(capsys, str(tmp_path), fixture("tf1_bare.py"))
+    by_file = {os.path.basename(f["path"]): f for f in report["summary"]["by_file"]}
+    assert {name: entry["verdict"] for name, entry in by_file.items()} == {
+        "a_tf2.py": check_report.RUNS_UNCHANGED,
+        "b_tf1.py": check_report.NEEDS_TF1,
+        "c_broken.py": check_report.NOT_CHECKED,
+        "tf1_bare.py": check_report.DOES_NOT_RUN,
+    }
+    assert by_file["b_tf1.py"]["because"] == ["tf.compat.v1.placeholder"]
+    assert by_file["tf1_bare.py"]["because"] == ["tf.compat.v1.nn.rnn_cell.LSTMCell"]
+    assert by_file["tf1_bare.py"]["findings"] == 13
+    by_api = report["summary"]["by_api"]
+    assert by_api[0]["status"] == "not-supported", "what blocks a run comes first"
+    placeholder = next(a for a in by_api if a["name"] == "tf.compat.v1.placeholder")
+    assert (placeholder["count"], placeholder["status"]) == (3, "supported-with-run --tf1")
+    assert sum(a["count"] for a in by_api) == report["summary"]["findings"]
+
+    _, out, _ = run(capsys, str(tmp_path))
+    assert (
+        f"  {tmp_path / 'b_tf1.py'}: 2 finding(s); needs run --tf1: tf.compat.v1.placeholder"
+        in (out.splitlines())
+    )
+    assert re.search(r"^\s+2  supported-with-run --tf1  tf.compat.v1.placeholder$", out, re.M)
+
+
+def _printed_guide_links(capsys):
+    """Every guide link `check` prints, for the fixtures and for every name it knows."""
+    _, report = run_json(capsys, FIXTURES)
+    links = {f["guide"] for f in report["findings"]}
+    links |= {api_surface.classify(path).guide for path in api_surface.known_paths()}
+    return links
+
+
+def test_every_guide_link_resolves_to_a_page_the_built_package_ships(capsys, tmp_path):
+    # Build the wheel from a copy of the sources, offline, with the setuptools already here.
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md", "tfestimator_compat_command.py"):
+        shutil.copy(os.path.join(REPO, name), source)
+    for name in ("tfestimator_compat", "migration_guide"):
+        shutil.copytree(
+            os.path.join(REPO, name),
+            source / name,
+            symlinks=True,
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
+        + ["-w", str(tmp_path / "dist"), str(source)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    [wheel] = (tmp_path / "dist").glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        shipped = {
+            name: archive.read(name).decode()
+            for name in archive.namelist()
+            if name.startswith("tfestimator_compat/migration_guide/")
+        }
+        assert "tfestimator_compat_command.py" in archive.namelist()
+        [entry_points] = [n for n in archive.namelist() if n.endswith("entry_points.txt")]
+        assert "tfestimator-compat = tfestimator_compat_command:main" in (
+            archive.read(entry_points).decode()
+        )
+    links = _printed_guide_links(capsys)
+    assert len(links) > 30
+    for link in links:
+        page, anchor = link.split("#")
+        shipped_page = f"tfestimator_compat/{page}"
+        assert shipped_page in shipped, f"{link}: {page} is not in the wheel"
+        assert anchor in _headings(shipped[shipped_page]), f"{link}: no such section"
+        assert os.path.isfile(os.path.join(check_report.GUIDE_ROOT, page)), link
+
+
+_NO_TENSORFLOW = """
+import sys
+import zipfile
+
+class RefuseTensorFlow:
+    imported = []
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("tensorflow", "keras"):
+            self.imported.append(name)
+            raise ImportError(f"check imported {name}")
+        return None
+
+refuse = RefuseTensorFlow()
+sys.meta_path.insert(0, refuse)
+import tfestimator_compat_command
+
+try:
+    status = tfestimator_compat_command.main(sys.argv[1:])
+except SystemExit as exit:
+    status = exit.code
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("tensorflow", "keras"))
+print("IMPORTED", refuse.imported + loaded, file=sys.stderr)
+sys.exit(status)
+"""
+
+
+@pytest.mark.parametrize(
+    "argv, expected_status",
+    [(["check", FIXTURES], 1), (["check", "--help"], 0), (["--help"], 0)],
+)
+def test_the_command_checks_without_importing_tensorflow(argv, expected_status):
+    result = subprocess.run(
+        [sys.executable, "-c", _NO_TENSORFLOW, *argv],
+        cwd=REPO,
+        env=dict(os.environ, PYTHONPATH=REPO),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == expected_status, result.stderr
+    assert "IMPORTED []" in result.stderr, result.stderr
+    assert result.stdout
+
+
+def test_what_check_knows_without_tensorflow_is_what_the_shim_provides():
+    import tensorflow as tf
+
+    import tfestimator_compat
+    from tfestimator_compat import contrib
+    from tfestimator_compat.api_surface import estimator_modules
+
+    for submodule in contrib.SUBMODULES:
+        assert contrib.provided_names(submodule) == tuple(contrib.namespace(submodule).__all__)
+    for module, names in estimator_modules.original_names().items():
+        for name in names:
+            provided = estimator_modules.resolve(module, name) is not None
+            assert estimator_modules.provides(module, name) == provided, (module, name)
+    for name, symbol in api_surface.ESTIMATOR_SYMBOLS.items():
+        namespace = tf
+        for part in name.split(".")[1:]:
+            namespace = getattr(namespace, part, None)
+        if namespace is None:
+            assert symbol.status != api_surface.SUPPORTED, f"{name} is missing from the shim"
+    for member in api_surface.estimator_names.ESTIMATOR_METHODS:
+        symbol = api_surface.estimator_member("tf.estimator.Estimator", member)
+        has = hasattr(tfestimator_compat.Estimator, member)
+        assert has == (symbol.status == api_surface.SUPPORTED), member

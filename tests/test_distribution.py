@@ -258,3 +258,73 @@ def test_a_multi_worker_strategy_made_in_graph_mode_trains_on_one_worker(tmp_pat
     estimator = est.Estimator(classifier_model_fn, config=config, params={"learning_rate": 0.1})
     estimator.train(dataset_input_fn(repeat=True), steps=4)
     assert estimator.evaluate(dataset_input_fn())["global_step"] == 4
+
+
+def test_a_model_dir_trained_with_a_strategy_resumes_without_one_and_back(tmp_path):
+    # migration_guide/cluster.md: checkpoints hold one copy of each variable, under its TF1 name.
+    def estimator(strategy=None):
+        config = est.RunConfig(
+            model_dir=str(tmp_path), train_distribute=strategy, eval_distribute=strategy
+        )
+        return est.Estimator(classifier_model_fn, config=config, params={"learning_rate": 0.1})
+
+    mirrored = estimator(tf.distribute.MirroredStrategy(["/cpu:0"]))
+    mirrored.train(dataset_input_fn(repeat=True), steps=3)
+    plain = estimator()
+    np.testing.assert_allclose(
+        plain.evaluate(dataset_input_fn())["loss"],
+        mirrored.evaluate(dataset_input_fn())["loss"],
+        rtol=1e-6,
+    )
+    plain.train(dataset_input_fn(repeat=True), steps=2)
+    assert plain.get_variable_value("global_step") == 5, "resumed at step 3"
+    estimator(tf.distribute.MirroredStrategy(["/cpu:0"])).train(
+        dataset_input_fn(repeat=True), steps=2
+    )
+    assert plain.get_variable_value("global_step") == 7, "and back, resumed at step 5"
+
+
+_LEFTOVER_BATCH = """
+import json, os, sys
+import tensorflow as tf
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+import tfestimator_compat as est
+
+def model_fn(features, labels, mode):
+    w = tf.compat.v1.get_variable("w", [1, 1])
+    loss = tf.reduce_mean((tf.matmul(features["x"], w) - labels) ** 2)
+    if mode == est.ModeKeys.EVAL:
+        ones = tf.ones_like(labels, tf.bool)
+        examples = tf.compat.v1.metrics.true_positives(ones, ones)
+        return est.EstimatorSpec(mode, loss=loss, eval_metric_ops={"examples": examples})
+    step = tf.compat.v1.train.get_global_step()
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, step)
+    return est.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+def input_fn():  # three batches of 8
+    x = tf.ones([24, 1])
+    return tf.data.Dataset.from_tensor_slices(({"x": x}, x)).batch(8)
+
+seen = {}
+for name, devices in (("single", None), ("mirrored", ["/cpu:0", "/cpu:1"])):
+    strategy = devices and tf.distribute.MirroredStrategy(devices)
+    config = est.RunConfig(os.path.join(sys.argv[1], name), train_distribute=strategy,
+                           eval_distribute=strategy)
+    estimator = est.Estimator(model_fn, config=config)
+    estimator.train(input_fn, steps=1)
+    seen[name] = int(estimator.evaluate(input_fn)["examples"])
+print("RESULT " + json.dumps(seen))
+"""
+
+
+def test_a_batch_left_over_for_fewer_replicas_than_the_strategy_has_is_not_used(tmp_path):
+    # migration_guide/cluster.md: a step needs one batch per replica.
+    out = subprocess.run(
+        [sys.executable, "-c", _LEFTOVER_BATCH, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
+    )
+    assert parse_result(out.stdout, out.stderr, out.returncode) == {"single": 24, "mirrored": 16}

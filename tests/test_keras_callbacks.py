@@ -5,6 +5,7 @@ import math
 
 import keras
 import numpy as np
+import pytest
 import tensorflow as tf
 from helpers import classifier_model_fn
 from helpers import dataset_input_fn
@@ -122,3 +123,21 @@ def test_tensorboard_callback_writes_batch_and_epoch_losses(model_dir, tmp_path)
             tags.extend(value.tag for value in event.summary.value)
     assert tags.count("batch_loss") == 12
     assert tags.count("epoch_loss") == 3, "checkpoints at 5, 10 and the end"
+
+
+def test_a_nan_loss_raises_as_the_original_did_even_with_terminate_on_nan(model_dir):
+    # The original's NanTensorHook ran on every train(): a NaN loss is an error, so
+    # keras.callbacks.TerminateOnNaN never gets to stop training quietly.
+    def nan_from_step_3(features, labels, mode):
+        w = tf.compat.v1.get_variable("w", [3, 1])
+        step = tf.compat.v1.train.get_global_step()
+        loss = tf.reduce_mean(tf.matmul(features["x"], w)) ** 2
+        loss = tf.where(step >= 3, tf.constant(np.nan), loss)
+        train_op = tf.compat.v1.assign_add(step, 1)
+        return est.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    estimator = est.Estimator(nan_from_step_3, model_dir)
+    with pytest.raises(est.NanLossDuringTrainingError):
+        estimator.train(
+            dataset_input_fn(repeat=True), steps=50, hooks=[keras.callbacks.TerminateOnNaN()]
+        )

@@ -335,3 +335,23 @@ def test_a_queue_input_stopped_early_exits_without_tf_data_warnings(folder):
     assert result.returncode == 0 and "DONE" in result.stdout, result.stderr[-4000:]
     # An iterator finalized after Python's shutdown would say so on stderr.
     assert "GeneratorDataset" not in result.stderr, result.stderr[-4000:]
+
+
+@pytest.mark.parametrize(
+    "name, calls", [("numpy_values", 1), ("pop_label", 2), ("tfrecord_batch", 2)]
+)
+def test_finding_the_route_calls_the_input_fn_as_often_as_the_guide_says(folder, name, calls):
+    # migration_guide/concepts.md: once for a Dataset or values, twice for a `get_next()`
+    # input or a queue input, per train() and per evaluate() call.
+    input_fn, ends = cases.input_fns(tf, folder)[name]
+    counted = []
+
+    def counting_input_fn():
+        counted.append(1)
+        return input_fn()
+
+    estimator = est.Estimator(cases.model_fn_for(tf, est), os.path.join(folder, name))
+    estimator.train(counting_input_fn, steps=None if ends else 2)
+    assert len(counted) == calls
+    estimator.evaluate(counting_input_fn, steps=None if ends else 2)
+    assert len(counted) == 2 * calls

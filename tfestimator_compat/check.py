@@ -3,11 +3,18 @@
 Lists every use of the estimator API, and of the TF1 APIs that TensorFlow >=
 2.16 with Keras 3 lost, in `.py` files and Jupyter notebooks (directories are
 searched recursively). Each use comes with its canonical name, whether the shim
-runs it, the native TF2/Keras replacement, and a link into `migration_guide/`.
+runs it, the native TF2/Keras replacement, and a link into `migration_guide/`
+(which ships in the package; `check_report` prints the report). A summary follows: each API
+used, with its count and status, and a verdict per file (`runs unchanged`,
+`needs run --tf1`, `does not run`, `not checked`).
 
 Programs are parsed with `ast`, never imported or run: aliases are followed as
 written (`import tensorflow.compat.v1 as tf`, `est = tf.estimator`,
-`from tensorflow.estimator import DNNClassifier`), in source order.
+`from tensorflow.estimator import DNNClassifier`), in source order. Methods are
+followed on the estimators a program makes (`est = DNNClassifier(...)`,
+`self.estimator = ...`), and the methods only estimators have
+(`export_savedmodel`) on any object. Nothing here imports TensorFlow, so the
+`tfestimator-compat` command starts `check` in a fraction of a second.
 
 Exit status: 0 when everything found runs on the shim, 1 when something does
 not, 2 for usage errors and unreadable files. A file that does not parse is
@@ -23,7 +30,6 @@ tfestimator-compat check --format json src/ > report.json
 
 import argparse
 import ast
-import dataclasses
 import json
 import os
 import re
@@ -35,8 +41,12 @@ from typing import Optional
 from typing import Tuple
 
 from tfestimator_compat import api_surface
+from tfestimator_compat.check_report import FileError
+from tfestimator_compat.check_report import Finding
+from tfestimator_compat.check_report import Report
+from tfestimator_compat.check_report import format_json
+from tfestimator_compat.check_report import format_text
 
-SCHEMA_VERSION = 1
 _SKIPPED_DIRS = frozenset(["__pycache__", "node_modules", "site-packages"])
 # Cell magics whose body is still Python.
 _PYTHON_CELL_MAGICS = frozenset(["time", "timeit", "capture", "prun", "debug"])
@@ -44,65 +54,6 @@ _PYTHON_CELL_MAGICS = frozenset(["time", "timeit", "capture", "prun", "debug"])
 _HELP_LINE = re.compile(r"^[\w.\[\]()'\"]+\?\??$")
 # `files = !ls`, `t = %timeit -o f()`: shell or magic output assigned to names.
 _MAGIC_ASSIGNMENT = re.compile(r"^[\w.,\s\[\]()]+=\s*[%!]")
-
-
-@dataclasses.dataclass(frozen=True)
-class Finding:
-    """One use of a known API: where, what, and what to do about it."""
-
-    path: str
-    line: int
-    column: int
-    cell: Optional[int]
-    written: str
-    name: str
-    status: str
-    replacement: str
-    guide: str
-
-
-@dataclasses.dataclass(frozen=True)
-class FileError:
-    """A file, or a notebook cell, that could not be checked.
-
-    `kind` is "syntax" (reported, the run goes on) or "unreadable" (exit 2).
-    """
-
-    path: str
-    kind: str
-    message: str
-    line: Optional[int] = None
-    cell: Optional[int] = None
-
-
-@dataclasses.dataclass
-class Report:
-    """What a run found: the files checked, the findings, the files it could not check."""
-
-    files: List[str] = dataclasses.field(default_factory=list)
-    findings: List[Finding] = dataclasses.field(default_factory=list)
-    errors: List[FileError] = dataclasses.field(default_factory=list)
-
-    def exit_status(self) -> int:
-        """2 for unreadable paths, else 1 when something is not supported, else 0."""
-        if any(error.kind == "unreadable" for error in self.errors):
-            return 2
-        if any(f.status == api_surface.NOT_SUPPORTED for f in self.findings):
-            return 1
-        return 0
-
-    def summary(self) -> dict:
-        """Counts: files, findings, findings by status, unparsed and unreadable files."""
-        by_status = {status: 0 for status in api_surface.STATUSES}
-        for finding in self.findings:
-            by_status[finding.status] += 1
-        return {
-            "files": len(self.files),
-            "findings": len(self.findings),
-            "by_status": by_status,
-            "unparsed": sum(error.kind == "syntax" for error in self.errors),
-            "unreadable": sum(error.kind == "unreadable" for error in self.errors),
-        }
 
 
 def _canonical(path: str) -> str:
@@ -151,12 +102,15 @@ class _Resolver(ast.NodeVisitor):
 
     def __init__(self) -> None:
         self.aliases: Dict[str, str] = {}
+        # Names (`est`, `self.estimator`) bound to an estimator object -> its class's name.
+        self.estimators: Dict[str, str] = {}
         self.uses: List[Tuple[ast.AST, str, api_surface.Symbol]] = []
         self._fallback = False
 
     def _bind(self, name: str, path: Optional[str]) -> None:
         if self._fallback and name in self.aliases:
             return  # `except ImportError:` alternatives don't replace what the `try` bound
+        self.estimators.pop(name, None)
         if path is None:
             self.aliases.pop(name, None)
         else:
@@ -168,6 +122,23 @@ class _Resolver(ast.NodeVisitor):
         symbol = api_surface.classify(_canonical(path))
         if symbol is not None:
             self.uses.append((node, written, symbol))
+
+    def _constructed(self, node: ast.AST) -> Optional[str]:
+        """The class name when `node` is a call making an estimator, like `DNNClassifier(...)`."""
+        if not isinstance(node, ast.Call):
+            return None
+        resolved = self._resolve(node.func)
+        if resolved is None:
+            return None
+        symbol = api_surface.classify(resolved[1])
+        return api_surface.estimator_class(symbol.name) if symbol is not None else None
+
+    def _estimator_class(self, receiver: ast.AST) -> Optional[str]:
+        """The class name of the estimator `receiver` holds, when the program made one there."""
+        chain = _attribute_chain(receiver)
+        if chain is not None:
+            return self.estimators.get(".".join([chain[0], *chain[1]]))
+        return self._constructed(receiver)
 
     def _resolve(self, node: ast.AST) -> Optional[Tuple[str, str]]:
         """(written, canonical path) of a name or attribute chain bound to a tracked API."""
@@ -215,6 +186,7 @@ class _Resolver(ast.NodeVisitor):
         if value is not None:
             self.visit(value)
         resolved = self._resolve(value) if value is not None else None
+        made = self._constructed(value) if value is not None else None
         for target in targets:
             if isinstance(target, ast.Name):
                 self._bind(target.id, resolved[1] if resolved else None)
@@ -223,6 +195,12 @@ class _Resolver(ast.NodeVisitor):
                     if isinstance(name, ast.Name):
                         self._bind(name.id, None)
                 self.visit(target)
+            chain = _attribute_chain(target)
+            if chain is not None:
+                written = ".".join([chain[0], *chain[1]])
+                self.estimators.pop(written, None)
+                if made is not None:
+                    self.estimators[written] = made
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self._visit_assignment(node.targets, node.value)
@@ -253,10 +231,24 @@ class _Resolver(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         resolved = self._resolve(node)
-        if resolved is None:
-            self.generic_visit(node)
-        else:
+        if resolved is not None:
             self._record(node, *resolved)
+            return
+        self._record_member(node)
+        self.generic_visit(node)
+
+    def _record_member(self, node: ast.Attribute) -> None:
+        """`est.export_savedmodel`: a member of an estimator the program made, or one only
+        estimators have (`export_savedmodel`, `get_variable_value`) on any other object."""
+        owner = self._estimator_class(node.value)
+        if owner is None and node.attr in api_surface.ESTIMATOR_ONLY_METHODS:
+            if self._resolve(node.value) is None:
+                owner = f"{api_surface.ESTIMATOR_V2}.Estimator"
+        symbol = api_surface.estimator_member(owner, node.attr) if owner else None
+        if symbol is not None:
+            chain = _attribute_chain(node)
+            written = ".".join([chain[0], *chain[1]]) if chain else f"(...).{node.attr}"
+            self.uses.append((node, written, symbol))
 
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Load):
@@ -401,62 +393,6 @@ def check_paths(paths: List[str]) -> Report:
     return report
 
 
-def _location(path: str, line: Optional[int], cell: Optional[int]) -> str:
-    where = f"{path}[cell {cell}]" if cell is not None else path
-    return f"{where}:{line}" if line is not None else where
-
-
-def format_text(report: Report) -> str:
-    """One line per finding, `path:line: name [status] -> replacement (guide)`, then a summary.
-
-    In notebooks the location reads `path[cell N]:line`, N counting all cells from 1.
-    Files that did not parse get a `warning:` line where their findings would be.
-    """
-    order = {path: i for i, path in enumerate(report.files)}
-    entries = [
-        (
-            (order.get(f.path, len(order)), f.cell or 0, f.line),
-            f"{_location(f.path, f.line, f.cell)}: {f.name} [{f.status}] -> {f.replacement} "
-            f"({f.guide})",
-        )
-        for f in report.findings
-    ]
-    entries += [
-        (
-            (order.get(e.path, len(order)), e.cell or 0, e.line or 0),
-            f"{_location(e.path, e.line, e.cell)}: warning: {e.message}",
-        )
-        for e in report.errors
-        if e.kind == "syntax"
-    ]
-    summary = report.summary()
-    counts = ", ".join(f"{n} {status}" for status, n in summary["by_status"].items())
-    text = f"{summary['files']} file(s) checked, {summary['findings']} finding(s): {counts}"
-    if summary["unparsed"]:
-        text += f"; {summary['unparsed']} file(s) or cell(s) not parsed"
-    if summary["unreadable"]:
-        text += f"; {summary['unreadable']} path(s) unreadable"
-    lines = [line for _, line in sorted(entries, key=lambda entry: entry[0])]
-    return "\n".join([*lines, text]) + "\n"
-
-
-def format_json(report: Report) -> str:
-    """The report as JSON: `{"version", "findings", "errors", "summary"}`.
-
-    Each finding has `path, line, column, cell, written, name, status,
-    replacement, guide` (`cell` is null outside notebooks); each error
-    `path, kind, message, line, cell`; the summary `files, findings,
-    by_status, unparsed, unreadable`.
-    """
-    document = {
-        "version": SCHEMA_VERSION,
-        "findings": [dataclasses.asdict(f) for f in report.findings],
-        "errors": [dataclasses.asdict(e) for e in report.errors],
-        "summary": report.summary(),
-    }
-    return json.dumps(document, indent=2) + "\n"
-
-
 def add_check_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Adds the `check` arguments to `parser` (a parser or a subcommand parser)."""
     parser.add_argument(
@@ -466,7 +402,7 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
         "--format",
         choices=("text", "json"),
         default="text",
-        help="text (default): one line per finding; json: a stable schema",
+        help="text (default): one line per finding, then a summary; json: a stable schema",
     )
     return parser
 

@@ -1,7 +1,7 @@
 """The `tfestimator-compat` command (also `python -m tfestimator_compat`).
 
 - `run [--tf1] PROGRAM.py|NOTEBOOK.ipynb [ARGS...]`: run a legacy program unchanged.
-- `check PATH... [--format json]`: report what a migration will meet (when available).
+- `check PATH... [--format json]`: report what a migration will meet.
 - `enable` / `disable` / `status [--site-dir DIR]`: the start-up hook that
   activates the shim in every Python of this environment that imports TensorFlow.
 """
@@ -13,11 +13,7 @@ from typing import Optional
 from typing import Tuple
 
 from tfestimator_compat import auto_activation
-
-try:
-    from tfestimator_compat import check
-except ImportError:
-    check = None
+from tfestimator_compat import check
 
 _PROG = "tfestimator-compat"
 _RUN_OPTIONS_WITH_VALUE = ("--output",)
@@ -52,10 +48,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("program", help="path to the .py program or .ipynb notebook")
     run.add_argument("args", nargs="*", metavar="ARGS", help="arguments for the program")
-    if check is not None:
-        check.add_check_arguments(
-            commands.add_parser("check", help="report what legacy code needs to migrate")
-        )
+    check.add_check_arguments(
+        commands.add_parser("check", help="report what legacy code needs to migrate")
+    )
     for name, text in (
         ("enable", "activate the shim in every Python of this environment that imports TF"),
         ("disable", "remove the start-up hook that `enable` installed"),

@@ -12,9 +12,10 @@ resolved (`tf.estimator.DNNClassifier`, `tf.placeholder` under a plain
 `tensorflow_estimator.python.estimator.canned`) and returns the `Symbol` that
 applies, or None for what TensorFlow 2.21 still has.
 
-Statuses describe what the project supports or plans to support; the guide
-says which parts are still planned. The data is plain tables so a status or
-a replacement changes in one line.
+Statuses say what the shim provides today (tests compare them with the
+installed namespaces). The data is plain tables, so a status or a replacement
+changes in one line, and nothing here imports TensorFlow: `check` starts
+without it (`source_names` reads what TensorFlow-importing modules define).
 
 Example:
 
@@ -25,12 +26,15 @@ classify("tf.nn.relu")                            # None
 ```
 """
 
+import re
 from typing import Optional
 from typing import Tuple
 
 from tfestimator_compat import contrib
 from tfestimator_compat.api_surface import estimator_modules
+from tfestimator_compat.api_surface.estimator_names import ESTIMATOR_METHODS
 from tfestimator_compat.api_surface.estimator_names import ESTIMATOR_MODULES
+from tfestimator_compat.api_surface.estimator_names import ESTIMATOR_ONLY_METHODS
 from tfestimator_compat.api_surface.estimator_names import ESTIMATOR_SYMBOLS
 from tfestimator_compat.api_surface.estimator_names import ESTIMATOR_V1
 from tfestimator_compat.api_surface.estimator_names import ESTIMATOR_V2
@@ -53,7 +57,9 @@ from tfestimator_compat.api_surface.tf1_names import TF1_NATIVE
 from tfestimator_compat.api_surface.tf1_names import TF1_ONLY_NAMES
 
 __all__ = [
+    "ESTIMATOR_ONLY_METHODS",
     "ESTIMATOR_SYMBOLS",
+    "ESTIMATOR_V2",
     "GUIDE_PAGE",
     "NOT_SUPPORTED",
     "STATUSES",
@@ -62,8 +68,13 @@ __all__ = [
     "Symbol",
     "TF1_ONLY_NAMES",
     "classify",
+    "estimator_class",
+    "estimator_member",
     "known_paths",
 ]
+
+# The classes whose instances are estimators, by the last part of their name.
+_ESTIMATOR_CLASS = re.compile(r"(Estimator|Classifier|Regressor|KMeans)$")
 
 
 def _longest_prefix(table, dotted: str) -> Optional[Tuple[str, object]]:
@@ -85,8 +96,33 @@ def _under(path: str, root: str) -> Optional[str]:
     return None
 
 
+def estimator_class(name: str) -> Optional[str]:
+    """The estimator class that calling the API with canonical `name` makes, or None.
+
+    `name` itself for an estimator class; `tf.estimator.Estimator` for `model_to_estimator`.
+    """
+    leaf = name.rpartition(".")[2]
+    if leaf == "model_to_estimator":
+        return f"{ESTIMATOR_V2}.Estimator"
+    if name in ESTIMATOR_SYMBOLS and _ESTIMATOR_CLASS.search(leaf):
+        return name
+    return None
+
+
+def estimator_member(class_name: str, member: str) -> Optional[Symbol]:
+    """The `Symbol` of `member` (a method or property) of an estimator made by `class_name`."""
+    row = ESTIMATOR_METHODS.get(member)
+    if row is None:
+        return None
+    status, replacement = row
+    return Symbol(f"{class_name}.{member}", status, replacement, guide_link("estimator-methods"))
+
+
 def _estimator(path: str) -> Symbol:
     root = ESTIMATOR_V2 if _under(path, ESTIMATOR_V2) is not None else ESTIMATOR_V1
+    owner, _, member = path.rpartition(".")
+    if estimator_class(owner) == owner and estimator_member(owner, member) is not None:
+        return estimator_member(owner, member)
     key, symbol = _longest_prefix(ESTIMATOR_SYMBOLS, path)
     if key == path or _under(key, root) not in ESTIMATOR_MODULES:
         return symbol
@@ -246,7 +282,7 @@ def _estimator_module(path: str, prefix: str, relative: str) -> Symbol:
                 guide_link("estimator-package-imports"),
             )
         origin = names.get(module, {}).get(parts[end])
-        if origin is not None and estimator_modules.resolve(module, parts[end]) is not None:
+        if origin is not None and estimator_modules.provides(module, parts[end]):
             return Symbol(
                 f"{prefix}.{module}.{parts[end]}",
                 SUPPORTED,
@@ -277,6 +313,7 @@ def known_paths() -> Tuple[str, ...]:
         for prefix in estimator_modules.PREFIXES
         for module in estimator_modules.original_names()
     ]
+    paths += [f"{ESTIMATOR_V2}.Estimator.{member}" for member in ESTIMATOR_METHODS]
     paths += [f"tf.keras.{name}" for name in KERAS]
     paths += [f"tf.contrib.{name}" if name else "tf.contrib" for name in contrib.known_names()]
     paths += [f"tf.compat.v1.{name}" for name in TF1_LOST]

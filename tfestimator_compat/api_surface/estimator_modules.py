@@ -21,6 +21,9 @@ import sys
 import types
 
 from tfestimator_compat.api_surface import missing
+from tfestimator_compat.api_surface import source_names
+from tfestimator_compat.api_surface.estimator_names import ESTIMATOR_SYMBOLS
+from tfestimator_compat.api_surface.symbol import SUPPORTED
 
 PREFIXES = ("tensorflow.python.estimator", "tensorflow_estimator.python.estimator")
 _DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "estimator_modules.json")
@@ -45,6 +48,25 @@ def resolve(module: str, name: str):
         if found is not None:
             return found
     return _same_name(module, name)
+
+
+def provides(module: str, name: str) -> bool:
+    """Whether `resolve(module, name)` finds the shim's object, answered without TensorFlow.
+
+    A public name counts when `api_surface` calls it supported; any other name
+    when the shim's module binds it.
+    """
+    origin = original_names().get(module, {}).get(name)
+    if origin is None:
+        return False
+    kind, _, where = origin.partition(":")
+    if kind in ("v1", "v2"):
+        public = ("tf." if kind == "v2" else "tf.compat.v1.") + where
+        symbol = ESTIMATOR_SYMBOLS.get(public)
+        if symbol is not None and symbol.status == SUPPORTED:
+            return True
+    own = _OWN_MODULES.get(module, f"tfestimator_compat.{module}")
+    return _RENAMED.get(name, name) in source_names.bound_names(own)
 
 
 def _public(version: str, api_name: str):

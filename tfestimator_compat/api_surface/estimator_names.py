@@ -197,28 +197,31 @@ ESTIMATOR_ROWS = (
     ),
     (
         "experimental.LinearSDCA",
-        SUPPORTED,
+        NOT_SUPPORTED,
         "experimental-estimators",
+        "not in the shim yet; natively, "
         "a linear keras.Model trained with keras.optimizers.Ftrl or Adagrad (no SDCA in Keras)",
     ),
     (
         "experimental.RNNClassifier experimental.RNNEstimator",
-        SUPPORTED,
+        NOT_SUPPORTED,
         "experimental-estimators",
+        "not in the shim yet; natively, "
         "keras.layers.LSTM or GRU over padded sequences, then keras.layers.Dense",
     ),
     (
         "experimental.KMeans",
-        SUPPORTED,
+        NOT_SUPPORTED,
         "experimental-estimators",
+        "not in the shim yet; natively, "
         "sklearn.cluster.KMeans, or a few lines of TF2 (assign, then average)",
     ),
     (
         "experimental.call_logit_fn experimental.dnn_logit_fn_builder "
         "experimental.linear_logit_fn_builder",
-        SUPPORTED,
+        NOT_SUPPORTED,
         "experimental-estimators",
-        "a keras.Model that returns the logits",
+        "not in the shim yet; natively, a keras.Model that returns the logits",
     ),
     (
         "inputs.numpy_input_fn inputs.pandas_input_fn",
@@ -279,6 +282,45 @@ def _estimator_symbols() -> Dict[str, Symbol]:
 
 ESTIMATOR_SYMBOLS: Dict[str, Symbol] = _estimator_symbols()
 """Canonical name -> `Symbol`, for the whole public 2.15 estimator API and its modules."""
+
+# --- Methods and properties of estimator objects ---------------------------------------------
+# Every member of tf.estimator.Estimator in 2.15 (all estimators share them), then the
+# tf.contrib.learn estimator methods TF 1.x code still called.
+# Each row: (names, status, replacement).
+ESTIMATOR_METHOD_ROWS = (
+    ("train", SUPPORTED, "model.fit"),
+    ("evaluate", SUPPORTED, "model.evaluate"),
+    ("predict", SUPPORTED, "model.predict, or calling the model"),
+    ("export_saved_model", SUPPORTED, "model.export, or tf.saved_model.save"),
+    (
+        "export_savedmodel",
+        SUPPORTED,
+        "export_saved_model, its name since TF 1.13 (TF 2's tf.estimator.Estimator lacked the "
+        "old one; the shim keeps it); natively, model.export",
+    ),
+    ("experimental_export_all_saved_models", SUPPORTED, "one model.export per mode"),
+    ("get_variable_names get_variable_value", SUPPORTED, "model.variables"),
+    ("latest_checkpoint", SUPPORTED, "tf.train.CheckpointManager(...).latest_checkpoint"),
+    ("eval_dir", SUPPORTED, "the log_dir of keras.callbacks.TensorBoard"),
+    ("config model_dir model_fn params", SUPPORTED, "the keras.Model's own attributes"),
+    (
+        "fit partial_fit predict_classes predict_proba predict_scores export get_params set_params",
+        NOT_SUPPORTED,
+        "a tf.contrib.learn estimator method, which tf.estimator never had: train, predict "
+        "(the `classes` and `probabilities` keys) and export_saved_model",
+    ),
+)
+ESTIMATOR_METHODS: Dict[str, tuple] = {
+    name: (status, replacement)
+    for names, status, replacement in ESTIMATOR_METHOD_ROWS
+    for name in names.split(" ")
+}
+"""Member name -> (status, replacement); the guide's section is `estimator-methods`."""
+# Members no other common API has: a call of one is an estimator's, whatever the receiver.
+ESTIMATOR_ONLY_METHODS = frozenset(
+    "export_savedmodel experimental_export_all_saved_models get_variable_names "
+    "get_variable_value eval_dir".split()
+)
 
 # The tensorflow-estimator package itself, and private modules programs imported.
 PACKAGE = Symbol(
