@@ -6,13 +6,22 @@
   checkpoints hold and under which keys (`var_list`, a list or a renaming
   dict) and how many are kept (`max_to_keep`, `keep_checkpoint_every_n_hours`),
   for saving and for restoring in every mode.
-- `InMemoryEvaluatorHook` refuses both, as the original did (`check_in_memory`).
+- `init_op` runs instead of the default initialization (initial values,
+  warm-starting) when there is no checkpoint; `local_init_op` runs after the
+  restore or initialization, once `ready_for_local_init_op` reports nothing;
+  then `ready_op` must report nothing. Left unset, each is what the original's
+  default checked: that every variable has a value (`make_ready`).
+- `InMemoryEvaluatorHook` refuses a custom saver or init_fn, as the original
+  did (`check_in_memory`).
 """
 
+import numpy as np
 import tensorflow as tf
 
 from tfestimator_compat.hooks import GraphSession
 from tfestimator_compat.tensor_semantics import tf1_tensor_semantics
+
+_GraphKeys = tf.compat.v1.GraphKeys
 
 
 def run_init_fn(model_fn_graph):
@@ -27,6 +36,96 @@ def run_init_fn(model_fn_graph):
         return
     with model_fn_graph.graph.as_default(), tf1_tensor_semantics():
         init_fn(GraphSession(model_fn_graph))
+
+
+def run_init_op(model_fn_graph, store):
+    """Runs the Scaffold's `init_op`; returns the names of the variables it initialized.
+
+    None when there is no `init_op` (the default initialization applies), or
+    when an `init_fn` follows it (which may initialize any variable).
+    """
+    init_op = model_fn_graph.spec.scaffold.init_op
+    if init_op is None:
+        return None
+    _run(model_fn_graph, init_op)
+    if model_fn_graph.spec.scaffold.init_fn is not None:
+        return None
+    variables = _graph_variables(model_fn_graph, _GraphKeys.GLOBAL_VARIABLES)
+    return set(store.names_of(model_fn_graph.variables_written_by(init_op, variables)))
+
+
+def make_ready(model_fn_graph, store, initialized, source):
+    """Runs the Scaffold's local init and checks the model is ready, as the original did.
+
+    Args:
+        model_fn_graph: the `ModelFnGraph` about to run.
+        store: the Estimator's `VariableStore`.
+        initialized: names of the global variables that got a value from
+            the restore or the `init_op`; None for all of them.
+        source: what gave them their values, for the error message.
+
+    Raises:
+        RuntimeError: a variable would have had no value in the original
+            (which then refused to start), or a custom ready op says not ready.
+    """
+    scaffold_ = model_fn_graph.spec.scaffold
+    global_variables = _graph_variables(model_fn_graph, _GraphKeys.GLOBAL_VARIABLES)
+    local_variables = _graph_variables(model_fn_graph, _GraphKeys.LOCAL_VARIABLES)
+    global_names = store.names_of(global_variables)
+    initialized = set(global_names) if initialized is None else set(initialized)
+    _check_ready(
+        model_fn_graph,
+        scaffold_.ready_for_local_init_op,
+        "ready_for_local_init_op",
+        [name for name in global_names if name not in initialized],
+        source,
+    )
+    local_init_op = scaffold_.local_init_op
+    if local_init_op is None:
+        initialized.update(store.names_of(local_variables))
+    else:
+        _run(model_fn_graph, local_init_op)
+        every_variable = global_variables + local_variables
+        written = model_fn_graph.variables_written_by(local_init_op, every_variable)
+        initialized.update(store.names_of(written))
+        source = f"{source} and the Scaffold's local_init_op"
+    every_name = global_names + store.names_of(local_variables)
+    _check_ready(
+        model_fn_graph,
+        scaffold_.ready_op,
+        "ready_op",
+        [name for name in every_name if name not in initialized],
+        source,
+    )
+
+
+def _check_ready(model_fn_graph, ready_op, field, uninitialized, source):
+    if ready_op is not None:
+        report = np.ravel(_run(model_fn_graph, ready_op))
+        if report.size:
+            not_ready = [item.decode() if isinstance(item, bytes) else item for item in report]
+            raise RuntimeError(
+                f"The Scaffold's {field} reports the model is not ready: {not_ready}. "
+                f"It is checked after {source}, as the original Estimator checked it."
+            )
+    elif uninitialized:
+        raise RuntimeError(
+            f"Variables {sorted(uninitialized)} have no value after {source}; the original "
+            "Estimator refused to start such a model. Initialize them there (a custom "
+            "init_op can group tf.compat.v1.global_variables_initializer(), a custom "
+            "local_init_op tf.compat.v1.local_variables_initializer(), a Saver must "
+            "list every variable), or leave that Scaffold field unset."
+        )
+
+
+def _run(model_fn_graph, fetch):
+    """Runs a Scaffold op (an op, a tensor, or what `var.assign` returns)."""
+    fetchable = model_fn_graph.fetchable(fetch)
+    return model_fn_graph.results(fetch, model_fn_graph.value_function(fetchable)())
+
+
+def _graph_variables(model_fn_graph, key):
+    return list(model_fn_graph.collections.get(key, []))
 
 
 def check_in_memory(spec_scaffold):

@@ -16,6 +16,7 @@ import numpy as np
 import tensorflow as tf
 from keras.src.backend.common import global_state
 
+from tfestimator_compat import variable_initializers
 from tfestimator_compat.random_seeds import GraphSeeds
 
 _GraphKeys = tf.compat.v1.GraphKeys
@@ -101,6 +102,9 @@ class VariableStore:
             else:
                 variable = next_creator(**created)
             variable = _seen_from_traces(variable, name)
+            variable_initializers.remember_initial_value(
+                variable, initial_value, per_device_copies(variable)
+            )
             if _is_local(name, kwargs):
                 self._local_initial_values[key] = np.array(variable.numpy())
         self._variables[key] = variable
@@ -201,7 +205,8 @@ def _seen_from_traces(variable, name):
     step's op (`StepCounterHook` writes `global_step/sec`). The variable's
     class becomes a subclass that answers `.graph` with the graph being
     traced, and, for the global step only, `.op` with an object carrying its
-    name (optimizers key slots by `op` when a variable has one). Eagerly,
+    name (optimizers key slots by `op` when a variable has one); its
+    initializer is an op of that graph (`variable_initializers`). Eagerly,
     everything behaves as before.
     """
     base = type(variable)
@@ -218,7 +223,7 @@ def _seen_from_traces(variable, name):
                 return base.op.__get__(self)
             return _OpName(self._tf1_name)
 
-        members = {"graph": property(graph)}
+        members = {"graph": property(graph), **variable_initializers.graph_mode_members(base)}
         if with_op:
             members["op"] = property(op)
         _SEEN_FROM_TRACES[base, with_op] = type(base.__name__, (base,), members)
