@@ -1,66 +1,22 @@
 """Variable initializers and a Scaffold's init, local-init and ready ops, as the original ran them.
 
 The expected numbers and exception types were recorded with TF 2.15 +
-tensorflow-estimator 2.15 by `tests/fixtures/scaffold_ops/original.py`, which
-runs the same model_fns (its output is `original_output.txt` beside it).
+tensorflow-estimator 2.15 by `tests/fixtures/scaffold_ops/make_fixture.py`,
+whose model_fns these tests run (its output is `original_output.txt` beside it).
 """
 
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import fixture_generator
 
 import tfestimator_compat as est
 
-X = np.arange(16, dtype=np.float32).reshape(8, 2) / 10
-Y = (X[:, :1] > 0.7).astype(np.float32)
+fixture = fixture_generator("scaffold_ops")
+input_fn, eval_input_fn = fixture.input_fn, fixture.eval_input_fn
+model_fn, with_scaffold = fixture.model_fn, fixture.with_scaffold
+not_ready = fixture.not_ready
 NAMES = ("w", "g", "c", "global_step")
-
-
-def input_fn():
-    return tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).batch(4).repeat()
-
-
-def eval_input_fn():
-    return tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).batch(4)
-
-
-def model_fn(scaffold_args=None, reset_counter=False):
-    """w (trainable), g (a non-trainable global the logits add), c (a counter
-    the train_op bumps, reset by its initializer first when `reset_counter`)."""
-
-    def fn(features, labels, mode):
-        w = tf.compat.v1.get_variable("w", [2, 1], initializer=tf.compat.v1.ones_initializer())
-        constant = tf.compat.v1.constant_initializer
-        g = tf.compat.v1.get_variable("g", [], initializer=constant(1.0), trainable=False)
-        c = tf.compat.v1.get_variable("c", [], initializer=constant(3.0), trainable=False)
-        logits = tf.matmul(features["x"], w) + g
-
-        def scaffold():
-            # Made last, so that initializers it groups see every variable.
-            return tf.compat.v1.train.Scaffold(**scaffold_args(w, g, c)) if scaffold_args else None
-
-        if mode == est.ModeKeys.PREDICT:
-            return est.EstimatorSpec(mode, predictions=logits, scaffold=scaffold())
-        loss = tf.reduce_mean(tf.square(logits - labels))
-        step = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
-            loss, tf.compat.v1.train.get_global_step()
-        )
-        with tf.control_dependencies([c.initializer] if reset_counter else []):
-            bump = c.assign_add(1.0)
-        metrics = {"g": tf.compat.v1.metrics.mean(g)}
-        return est.EstimatorSpec(
-            mode,
-            loss=loss,
-            train_op=tf.group(step, bump),
-            scaffold=scaffold(),
-            eval_metric_ops=metrics,
-        )
-
-    return fn
-
-
-def values(estimator):
-    return {name: estimator.get_variable_value(name).tolist() for name in NAMES}
 
 
 def train(tmp_path, fn, steps=2):
@@ -70,17 +26,9 @@ def train(tmp_path, fn, steps=2):
 
 
 def assert_values(estimator, expected):
-    found = values(estimator)
+    found = fixture.values(estimator)
     for name in NAMES:
         np.testing.assert_allclose(found[name], expected[name], rtol=1e-5, err_msg=name)
-
-
-def all_but_global_step(w, g, c):
-    return tf.group(w.assign([[3.0], [-2.0]]), g.assign(5.0), c.assign(0.0))
-
-
-def with_init_op(make_init_op):
-    return model_fn(lambda w, g, c: {"init_op": make_init_op(w, g, c)})
 
 
 DEFAULT_TRAINING = {
@@ -91,24 +39,11 @@ DEFAULT_TRAINING = {
 }
 
 
-def test_initializers_in_a_model_fn_are_ops(tmp_path):
-    seen = {}
-
-    def fn(features, labels, mode):
-        w = tf.compat.v1.get_variable("w", [2, 1])
-        tf.compat.v1.metrics.mean(w)
-        global_step = tf.compat.v1.train.get_global_step()
-        seen["var.initializer"] = w.initializer
-        seen["local"] = tf.compat.v1.local_variables_initializer()
-        seen["global"] = tf.compat.v1.global_variables_initializer()
-        seen["global_step.initializer"] = global_step.initializer
-        train_op = tf.group(global_step.assign_add(1), tf.compat.v1.local_variables_initializer())
-        return est.EstimatorSpec(mode, loss=tf.reduce_sum(w), train_op=train_op)
-
-    train(tmp_path, fn, steps=1)
-    assert {key: type(value).__name__ for key, value in seen.items()} == dict.fromkeys(
-        seen, "Operation"
-    )
+def test_initializers_in_a_model_fn_are_ops():
+    # The original: all four are Operations, and a train_op may group them.
+    kinds = ("var.initializer", "local_variables_initializer", "global_variables_initializer")
+    expected = dict.fromkeys((*kinds, "global_step.initializer"), "Operation")
+    assert fixture.initializer_types() == expected
 
 
 def test_a_train_op_that_runs_an_initializer_resets_the_variable(tmp_path):
@@ -121,11 +56,7 @@ def test_a_train_op_that_runs_an_initializer_resets_the_variable(tmp_path):
 
 
 def test_init_op_replaces_the_default_initialization(tmp_path):
-    init_op = with_init_op(
-        lambda w, g, c: tf.group(
-            all_but_global_step(w, g, c), tf.compat.v1.train.get_global_step().initializer
-        )
-    )
+    init_op = with_scaffold(init_op=fixture.init_all)
     expected = {
         "w": [[1.7901639938354492], [-3.3928520679473877]],
         "g": 5.0,
@@ -142,17 +73,15 @@ def test_init_op_replaces_the_default_initialization(tmp_path):
     np.testing.assert_allclose(
         np.ravel(list(predictions)), [4.8, 5.0, 5.2, 5.4, 5.6, 5.8, 6.0, 6.2], rtol=1e-6
     )
-    default = with_init_op(lambda w, g, c: tf.compat.v1.global_variables_initializer())
+    default = with_scaffold(init_op=lambda w, g, c: tf.compat.v1.global_variables_initializer())
     assert_values(train(tmp_path / "default", default), DEFAULT_TRAINING)
 
 
 def test_local_init_op_runs_after_every_restore(tmp_path):
-    fn = model_fn(
-        lambda w, g, c: {
-            "local_init_op": tf.group(g.assign_add(1.0), tf.compat.v1.local_variables_initializer())
-        }
-    )
-    estimator = train(tmp_path, fn)
+    def bump_g_and_init_locals(w, g, c):
+        return tf.group(g.assign_add(1.0), tf.compat.v1.local_variables_initializer())
+
+    estimator = train(tmp_path, with_scaffold(local_init_op=bump_g_and_init_locals))
     assert_values(
         estimator,
         {"w": [[0.18252795934677124], [0.07219606637954712]], "g": 2.0, "c": 5.0, "global_step": 2},
@@ -176,12 +105,12 @@ def test_local_init_op_runs_after_every_restore(tmp_path):
     "scaffold_args, message",
     [
         # The original: "Init operations did not make model ready for local_init".
-        ({"init_op": all_but_global_step}, r"\['global_step'\] have no value"),
+        ({"init_op": fixture.all_but_global_step}, r"\['global_step'\] have no value"),
         ({"local_init_op": lambda w, g, c: g.assign_add(1.0)}, r"count', '.*total'\] have no"),
-        ({"ready_op": lambda w, g, c: tf.constant(["w"])}, r"ready_op reports .* \['w'\]"),
+        ({"ready_op": not_ready("w")}, r"ready_op reports .* \['w'\]"),
         (
             {
-                "ready_for_local_init_op": lambda w, g, c: tf.constant(["g"]),
+                "ready_for_local_init_op": not_ready("g"),
                 "local_init_op": lambda w, g, c: g.assign_add(1.0),
             },
             r"ready_for_local_init_op reports .* \['g'\]",
@@ -190,8 +119,7 @@ def test_local_init_op_runs_after_every_restore(tmp_path):
     ids=["init_op_misses_global_step", "local_init_op_misses_locals", "ready_op", "ready_local"],
 )
 def test_a_model_the_original_found_not_ready_is_refused(tmp_path, scaffold_args, message):
-    fn = model_fn(lambda w, g, c: {key: make(w, g, c) for key, make in scaffold_args.items()})
-    estimator = est.Estimator(fn, str(tmp_path))
+    estimator = est.Estimator(with_scaffold(**scaffold_args), str(tmp_path))
     with pytest.raises(RuntimeError, match=message):
         estimator.train(input_fn, steps=2)
     assert estimator.latest_checkpoint() is None
@@ -200,13 +128,45 @@ def test_a_model_the_original_found_not_ready_is_refused(tmp_path, scaffold_args
 def test_readiness_is_checked_after_a_restore(tmp_path):
     model_dir = train(tmp_path, model_fn()).model_dir
     assert_values(est.Estimator(model_fn(), model_dir), DEFAULT_TRAINING)
-    ready_op = model_fn(lambda w, g, c: {"ready_op": tf.constant(["w"])})
+    ready_op = with_scaffold(ready_op=not_ready("w"))
     with pytest.raises(RuntimeError, match=r"ready_op reports .* \['w'\]"):
         est.Estimator(ready_op, model_dir).evaluate(eval_input_fn)
-    saver = model_fn(
-        lambda w, g, c: {
-            "saver": tf.compat.v1.train.Saver([w, tf.compat.v1.train.get_global_step()])
-        }
-    )
+    saver = with_scaffold(saver=fixture.partial_saver)
     with pytest.raises(RuntimeError, match=r"\['c', 'g'\] have no value after restoring"):
         est.Estimator(saver, model_dir).evaluate(eval_input_fn)
+
+
+def test_init_op_is_fed_and_warm_starting_does_not_change_it(tmp_path):
+    # The original: warm-started w is [7, 7] with the default initialization, and
+    # stays at the initial value [1, 1] with a custom init_op; the feed reaches init_op.
+    def make(scaffold_args, initial):
+        def fn(features, labels, mode):
+            constant = tf.compat.v1.constant_initializer(initial)
+            w = tf.compat.v1.get_variable("w", [2, 1], initializer=constant)
+            loss = tf.reduce_mean(tf.matmul(features["x"], w))
+            step = tf.compat.v1.train.get_global_step().assign_add(1)
+            scaffold = tf.compat.v1.train.Scaffold(**scaffold_args(w)) if scaffold_args else None
+            return est.EstimatorSpec(mode, loss=loss, train_op=step, scaffold=scaffold)
+
+        return fn
+
+    source = train(tmp_path / "source", make(None, 7.0), steps=1)
+    by_default = est.Estimator(
+        make(None, 1.0), str(tmp_path / "a"), warm_start_from=source.model_dir
+    )
+    by_default.train(input_fn, steps=1)
+    np.testing.assert_array_equal(by_default.get_variable_value("w"), [[7.0], [7.0]])
+    initializer = make(lambda w: {"init_op": tf.compat.v1.global_variables_initializer()}, 1.0)
+    custom = est.Estimator(initializer, str(tmp_path / "b"), warm_start_from=source.model_dir)
+    custom.train(input_fn, steps=1)
+    np.testing.assert_array_equal(custom.get_variable_value("w"), [[1.0], [1.0]])
+
+    def fed(w):
+        value = tf.compat.v1.placeholder(tf.float32, [])
+        init_op = tf.group(
+            w.assign(tf.fill([2, 1], value)), tf.compat.v1.train.get_global_step().initializer
+        )
+        return {"init_op": init_op, "init_feed_dict": {value: 4.0}}
+
+    fed_estimator = train(tmp_path / "fed", make(fed, 1.0), steps=1)
+    np.testing.assert_array_equal(fed_estimator.get_variable_value("w"), [[4.0], [4.0]])

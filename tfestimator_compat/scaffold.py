@@ -20,6 +20,7 @@ import tensorflow as tf
 
 from tfestimator_compat.hooks import GraphSession
 from tfestimator_compat.tensor_semantics import tf1_tensor_semantics
+from tfestimator_compat.variable_store import is_rng_state
 
 _GraphKeys = tf.compat.v1.GraphKeys
 
@@ -47,11 +48,11 @@ def run_init_op(model_fn_graph, store):
     init_op = model_fn_graph.spec.scaffold.init_op
     if init_op is None:
         return None
-    _run(model_fn_graph, init_op)
+    _run(model_fn_graph, init_op, model_fn_graph.spec.scaffold.init_feed_dict)
     if model_fn_graph.spec.scaffold.init_fn is not None:
         return None
-    variables = _graph_variables(model_fn_graph, _GraphKeys.GLOBAL_VARIABLES)
-    return set(store.names_of(model_fn_graph.variables_written_by(init_op, variables)))
+    written = model_fn_graph.variables_written_by(init_op, _graph_variables(model_fn_graph))
+    return set(store.names_of(written))
 
 
 def make_ready(model_fn_graph, store, initialized, source):
@@ -69,9 +70,12 @@ def make_ready(model_fn_graph, store, initialized, source):
             (which then refused to start), or a custom ready op says not ready.
     """
     scaffold_ = model_fn_graph.spec.scaffold
-    global_variables = _graph_variables(model_fn_graph, _GraphKeys.GLOBAL_VARIABLES)
-    local_variables = _graph_variables(model_fn_graph, _GraphKeys.LOCAL_VARIABLES)
-    global_names = store.names_of(global_variables)
+    variables = _graph_variables(model_fn_graph)
+    # Keras 3's random-op state is no model variable the original knew of.
+    names = [name for name in store.names_of(variables) if not is_rng_state(name)]
+    # Evaluation state (v1 and Keras metrics) is local whatever its collection.
+    global_names = [name for name in names if not store.is_local(name)]
+    local_names = [name for name in names if store.is_local(name)]
     initialized = set(global_names) if initialized is None else set(initialized)
     _check_ready(
         model_fn_graph,
@@ -82,19 +86,17 @@ def make_ready(model_fn_graph, store, initialized, source):
     )
     local_init_op = scaffold_.local_init_op
     if local_init_op is None:
-        initialized.update(store.names_of(local_variables))
+        initialized.update(local_names)
     else:
         _run(model_fn_graph, local_init_op)
-        every_variable = global_variables + local_variables
-        written = model_fn_graph.variables_written_by(local_init_op, every_variable)
+        written = model_fn_graph.variables_written_by(local_init_op, variables)
         initialized.update(store.names_of(written))
         source = f"{source} and the Scaffold's local_init_op"
-    every_name = global_names + store.names_of(local_variables)
     _check_ready(
         model_fn_graph,
         scaffold_.ready_op,
         "ready_op",
-        [name for name in every_name if name not in initialized],
+        [name for name in names if name not in initialized],
         source,
     )
 
@@ -118,14 +120,17 @@ def _check_ready(model_fn_graph, ready_op, field, uninitialized, source):
         )
 
 
-def _run(model_fn_graph, fetch):
-    """Runs a Scaffold op (an op, a tensor, or what `var.assign` returns)."""
-    fetchable = model_fn_graph.fetchable(fetch)
-    return model_fn_graph.results(fetch, model_fn_graph.value_function(fetchable)())
+def _run(model_fn_graph, fetch, feed_dict=None):
+    """Runs a Scaffold op (an op, a tensor, or what `var.assign` returns), fed `feed_dict`."""
+    return GraphSession(model_fn_graph).run(fetch, feed_dict)
 
 
-def _graph_variables(model_fn_graph, key):
-    return list(model_fn_graph.collections.get(key, []))
+def _graph_variables(model_fn_graph):
+    """The variables the model_fn made or used: its graph's global and local ones."""
+    collections = model_fn_graph.collections
+    variables = collections.get(_GraphKeys.GLOBAL_VARIABLES, [])
+    local = collections.get(_GraphKeys.LOCAL_VARIABLES, [])
+    return list(variables) + [v for v in local if not any(v is seen for seen in variables)]
 
 
 def check_in_memory(spec_scaffold):

@@ -280,7 +280,12 @@ def _store_key(name, kwargs):
 
 def _is_local(name, kwargs):
     collections_ = kwargs.get("collections") or ()
-    return any(key in collections_ for key in _LOCAL_COLLECTIONS) or name.endswith(_KERAS_RNG_STATE)
+    return any(key in collections_ for key in _LOCAL_COLLECTIONS) or is_rng_state(name)
+
+
+def is_rng_state(name):
+    """Whether the store's variable `name` is Keras 3's random-op state, which TF1 had not."""
+    return name.endswith(_KERAS_RNG_STATE)
 
 
 def _is_trainable(kwargs):
