@@ -170,3 +170,28 @@ def test_init_op_is_fed_and_warm_starting_does_not_change_it(tmp_path):
 
     fed_estimator = train(tmp_path / "fed", make(fed, 1.0), steps=1)
     np.testing.assert_array_equal(fed_estimator.get_variable_value("w"), [[4.0], [4.0]])
+
+
+def test_a_seeded_random_initializer_run_by_init_op_gives_the_default_values(tmp_path):
+    # In the original the default init_op was global_variables_initializer(): a
+    # Scaffold that sets it explicitly started from the very same seeded values.
+    def make(scaffold):
+        def fn(features, labels, mode):
+            # A random op of the model's own takes an op seed before the variables.
+            noise = tf.random.uniform([]) * 0.0
+            w = tf.compat.v1.get_variable("w", [2, 3])
+            uniform = tf.compat.v1.random_uniform_initializer()
+            b = tf.compat.v1.get_variable("b", [3], initializer=uniform)
+            predictions = tf.matmul(features["x"], w) + b + noise
+            init_op = tf.compat.v1.global_variables_initializer()
+            scaffold_ = tf.compat.v1.train.Scaffold(init_op=init_op) if scaffold else None
+            return est.EstimatorSpec(mode, predictions=predictions, scaffold=scaffold_)
+
+        return fn
+
+    def predictions(scaffold, name):
+        config = est.RunConfig(tf_random_seed=3)
+        estimator = est.Estimator(make(scaffold), str(tmp_path / name), config=config)
+        return np.array(list(estimator.predict(eval_input_fn)))
+
+    np.testing.assert_array_equal(predictions(True, "custom"), predictions(False, "default"))

@@ -14,7 +14,6 @@ import contextlib
 import weakref
 
 import tensorflow as tf
-from tensorflow.python.framework import random_seed
 
 
 def remember_initial_value(variable, initial_value, copies):
@@ -22,8 +21,9 @@ def remember_initial_value(variable, initial_value, copies):
 
     Args:
         variable: a variable of the store.
-        initial_value: the callable it was created with (an initializer:
-            cheap to keep), or the constant it was given.
+        initial_value: a function of no argument computing its initial
+            value again (`GraphSeeds.initial_value`; cheap to keep), or the
+            constant it was given.
         copies: the variables that hold its value (one per device when it is
             a distributed variable), which the initializer assigns.
     """
@@ -80,22 +80,12 @@ def _assign_initial_value(variable, graph):
 def _initial_value_tensor(variable):
     """The initial value, computed in the current graph.
 
-    An initializer is called again (random ones draw again, as a TF1
-    initializer did each time it ran); drawing its op seed here must not shift
-    the seeds of the model_fn's own random ops, so the graph's counter is put back.
+    A random initializer runs again in a graph of its own with the op seeds it
+    had when the variable was made (`random_seeds`), so the op computes the
+    value the variable started with.
     """
     recipe = variable._tf1_initial_value
-    if not callable(recipe):
-        return tf.constant(recipe, dtype=variable.dtype.base_dtype)
-    graph = tf.compat.v1.get_default_graph()
-    counter = random_seed._graph_to_seed_dict.get(graph)
-    try:
-        value = recipe()
-    finally:
-        if counter is None:
-            random_seed._graph_to_seed_dict.pop(graph, None)
-        else:
-            random_seed._graph_to_seed_dict[graph] = counter
+    value = recipe() if callable(recipe) else recipe
     return tf.convert_to_tensor(value, dtype=variable.dtype.base_dtype)
 
 

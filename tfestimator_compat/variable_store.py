@@ -89,8 +89,9 @@ class VariableStore:
                     "tf.compat.v1.get_variable(name, initializer=...)."
                 )
         with tf.init_scope():
+            recipe = initial_value
             if callable(initial_value):
-                initial_value = self.seeds.initial_value(initial_value)
+                initial_value, recipe = self.seeds.initial_value(initial_value)
             created = dict(kwargs, initial_value=initial_value, name=name + "/")
             if self._needs_strategy_scope(name, kwargs):
                 self._creating_under_strategy = True
@@ -103,7 +104,7 @@ class VariableStore:
                 variable = next_creator(**created)
             variable = _seen_from_traces(variable, name)
             variable_initializers.remember_initial_value(
-                variable, initial_value, per_device_copies(variable)
+                variable, recipe, per_device_copies(variable)
             )
             if _is_local(name, kwargs):
                 self._local_initial_values[key] = np.array(variable.numpy())
