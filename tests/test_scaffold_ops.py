@@ -39,6 +39,10 @@ DEFAULT_TRAINING = {
 }
 
 
+# Three training steps of `model_fn` in the original (c depends on the case).
+THREE_STEPS = {"w": [[0.3416091799736023], [0.24266889691352844]], "g": 1.0, "global_step": 3}
+
+
 def test_initializers_in_a_model_fn_are_ops():
     # The original: all four are Operations, and a train_op may group them.
     kinds = ("var.initializer", "local_variables_initializer", "global_variables_initializer")
@@ -49,10 +53,9 @@ def test_initializers_in_a_model_fn_are_ops():
 def test_a_train_op_that_runs_an_initializer_resets_the_variable(tmp_path):
     # The original: c reset to 3.0, then bumped, at each step (4.0 after 3 steps).
     estimator = train(tmp_path / "reset", model_fn(reset_counter=True), steps=3)
-    expected = {"w": [[0.3416091799736023], [0.24266889691352844]], "g": 1.0, "global_step": 3}
-    assert_values(estimator, dict(expected, c=4.0))
+    assert_values(estimator, dict(THREE_STEPS, c=4.0))
     estimator = train(tmp_path / "kept", model_fn(), steps=3)
-    assert_values(estimator, dict(expected, c=6.0))
+    assert_values(estimator, dict(THREE_STEPS, c=6.0))
 
 
 def test_init_op_replaces_the_default_initialization(tmp_path):
@@ -195,3 +198,11 @@ def test_a_seeded_random_initializer_run_by_init_op_gives_the_default_values(tmp
         return np.array(list(estimator.predict(eval_input_fn)))
 
     np.testing.assert_array_equal(predictions(True, "custom"), predictions(False, "default"))
+
+
+def test_initializers_of_distributed_variables_reset_every_copy(tmp_path):
+    # The same numbers as the original's single-device run (c reset, then bumped).
+    config = est.RunConfig(train_distribute=tf.distribute.MirroredStrategy(["/cpu:0"]))
+    estimator = est.Estimator(model_fn(reset_counter=True), str(tmp_path), config=config)
+    estimator.train(input_fn, steps=3)
+    assert_values(estimator, dict(THREE_STEPS, c=4.0))
