@@ -126,3 +126,33 @@ def test_a_checkpoint_that_does_not_match_raises_the_originals_error_types(train
         est.Estimator(wider, trained.model_dir).export_saved_model(str(tmp_path / "a"), serving)
     with pytest.raises(tf.errors.NotFoundError, match=r"\['extra'\] not found"):
         est.Estimator(extra, trained.model_dir).export_saved_model(str(tmp_path / "b"), serving)
+
+
+def test_signature_tensors_keep_the_models_names(tmp_path):
+    # The original's serving_default: inputs {"x": "x_in:0"}, outputs
+    # {"logits": "my_logits:0", "probabilities": "probs:0"} (recorded with 2.15).
+    def model_fn(features, labels, mode):
+        w = tf.compat.v1.get_variable("w", [2, 1], initializer=tf.compat.v1.ones_initializer())
+        logits = tf.matmul(features["x"], w, name="my_logits")
+        predictions = {"logits": logits, "probabilities": tf.nn.sigmoid(logits, name="probs")}
+        step = tf.compat.v1.train.get_global_step().assign_add(1)
+        loss = tf.reduce_sum(logits)
+        return est.EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=step)
+
+    def receiver():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 2], name="x_in")
+        return export.ServingInputReceiver({"x": x}, {"x": x})
+
+    estimator = est.Estimator(model_fn, str(tmp_path / "model"))
+    estimator.train(lambda: input_fn().repeat(), steps=1)
+    export_dir = estimator.export_saved_model(str(tmp_path / "export"), receiver).decode()
+    expected = X[:2] @ np.ones([2, 1], np.float32)
+    with tf.Graph().as_default(), tf.compat.v1.Session() as session:
+        meta_graph = tf.compat.v1.saved_model.loader.load(session, ["serve"], export_dir)
+        signature = meta_graph.signature_def["serving_default"]
+        assert {key: info.name for key, info in signature.inputs.items()} == {"x": "x_in:0"}
+        names = {key: info.name for key, info in signature.outputs.items()}
+        assert names == {"logits": "my_logits:0", "probabilities": "probs:0"}
+        logits = session.run("my_logits:0", {"x_in:0": X[:2]})
+    np.testing.assert_allclose(logits, expected, rtol=1e-6)
+    np.testing.assert_allclose(serve(export_dir, X[:2]), expected, rtol=1e-6)

@@ -139,6 +139,13 @@ def check_restorable(checkpoint_path, variables):
     The original let a Saver find a mismatch halfway through restoring, or
     quietly reshaped; here nothing is touched until the whole model fits.
     """
+    if not _is_checkpoint(checkpoint_path):
+        # The original's Saver refused such a path with a ValueError.
+        raise ValueError(
+            f"{checkpoint_path} is not a checkpoint: there is no {checkpoint_path}.index. "
+            "Pass a checkpoint prefix such as <model_dir>/model.ckpt-100; "
+            "estimator.latest_checkpoint() gives the newest one."
+        )
     reader = tf.train.load_checkpoint(checkpoint_path)
     shapes = reader.get_variable_to_shape_map()
     dtypes = reader.get_variable_to_dtype_map()
@@ -170,6 +177,13 @@ def check_restorable(checkpoint_path, variables):
             None,
             f"Checkpoint {checkpoint_path} does not match the model:\n  " + "\n  ".join(problems),
         )
+
+
+def _is_checkpoint(path):
+    """Whether `path` is a checkpoint prefix (or a single-file TF1 checkpoint)."""
+    if tf.io.gfile.exists(path + ".index"):
+        return True
+    return tf.io.gfile.exists(path) and not tf.io.gfile.isdir(path)
 
 
 class CheckpointMismatchError(tf.errors.InvalidArgumentError, ValueError):

@@ -263,11 +263,11 @@ class Estimator:
                     "already defines a default metric with the same name. Rename it in "
                     "the model_fn's eval_metric_ops."
                 )
+        self._store.reset_local_variables()
         if in_memory:
             scaffold.check_in_memory(spec.scaffold)
         else:
             checkpoint_path = self._initialize(graph, checkpoint_path, follow_latest)
-        self._store.reset_local_variables()
         all_hooks = hooks + list(spec.evaluation_hooks)
         runner = HookRunner(session_hooks(all_hooks), graph)
         updates = graph.fetchable(graph.metric_update_op)
@@ -518,29 +518,48 @@ class Estimator:
         return {name: saved[name] for name in sorted(set(in_graph)) if name in saved}
 
     def _initialize(self, graph, checkpoint_path, follow_latest=False):
-        """Restores `graph`'s variables, or warm-starts them when there is no checkpoint.
+        """Restores `graph`'s variables, or initializes them when there is no checkpoint,
+        then runs the Scaffold's local init and readiness checks.
 
         With `follow_latest`, a checkpoint that a concurrent training job
         deleted (keep_checkpoint_max) while this call was starting is replaced
         by the newest one. Returns the checkpoint restored, or None.
         """
         if checkpoint_path:
-            # Each retry means a newer checkpoint exists: a trainer saving every
-            # few steps with a small keep_checkpoint_max can outrun a few.
-            for _ in range(_RESTORE_ATTEMPTS):
-                try:
-                    checkpoints.restore(checkpoint_path, self._variables_of(graph))
-                    return checkpoint_path
-                except (tf.errors.OpError, ValueError):
-                    # Whatever the reader says of a file deleted under it (NotFoundError,
-                    # DataLossError, or a bare OpError "No such file"), `incomplete`
-                    # decides: only a checkpoint that vanished is retried.
-                    vanished = checkpoints.incomplete(checkpoint_path) is not None
-                    newest = self.latest_checkpoint() if follow_latest and vanished else None
-                    if newest is None or newest == checkpoint_path:
-                        raise
-                    checkpoint_path = newest
-            raise ValueError(f"Checkpoints in {self.model_dir} keep vanishing while restoring.")
+            checkpoint_path = self._restore(graph, checkpoint_path, follow_latest)
+            restored = self._store.names_of(self._variables_of(graph).values())
+            source = f"restoring {checkpoint_path}"
+            scaffold.make_ready(graph, self._store, restored, source)
+            return checkpoint_path
+        initialized = scaffold.run_init_op(graph, self._store)
+        if graph.spec.scaffold.init_op is None:
+            self._initialize_variables(graph)
+        scaffold.run_init_fn(graph)
+        source = "initialization" if initialized is None else "the Scaffold's init_op"
+        scaffold.make_ready(graph, self._store, initialized, source)
+        return None
+
+    def _restore(self, graph, checkpoint_path, follow_latest):
+        # Each retry means a newer checkpoint exists: a trainer saving every
+        # few steps with a small keep_checkpoint_max can outrun a few.
+        for _ in range(_RESTORE_ATTEMPTS):
+            try:
+                checkpoints.restore(checkpoint_path, self._variables_of(graph))
+                return checkpoint_path
+            except (tf.errors.OpError, ValueError):
+                # Whatever the reader says of a file deleted under it (NotFoundError,
+                # DataLossError, or a bare OpError "No such file"), `incomplete`
+                # decides: only a checkpoint that vanished is retried.
+                vanished = checkpoints.incomplete(checkpoint_path) is not None
+                newest = self.latest_checkpoint() if follow_latest and vanished else None
+                if newest is None or newest == checkpoint_path:
+                    raise
+                checkpoint_path = newest
+        raise ValueError(f"Checkpoints in {self.model_dir} keep vanishing while restoring.")
+
+    def _initialize_variables(self, graph):
+        """The default initialization: initial values (already theirs), warm-starting,
+        `init_from_checkpoint` in the model_fn."""
         if self._warm_start_settings is not None:
             trainable = self._store.names_of(
                 graph.collections.get(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, [])
@@ -548,8 +567,6 @@ class Estimator:
             warm_starting.warm_start(self._warm_start_settings, self._store, trainable)
         if graph.initializer_overrides is not None:
             graph.value_function(graph.initializer_overrides)()
-        scaffold.run_init_fn(graph)
-        return None
 
 
 def _config_with_model_dir(config, model_dir):

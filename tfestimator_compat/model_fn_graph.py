@@ -246,13 +246,27 @@ class ModelFnGraph:
 
     def _ops_writing(self, variables):
         graph = tf.compat.v1.get_default_graph()
-        handles = {id(handle) for v in variables for handle in _handles(v)}
-        internal = {id(inner) for outer, inner in graph.captures if id(outer) in handles}
-        return [
-            op
-            for op in graph.get_operations()
-            if op.type in _WRITE_OPS and op.inputs and id(op.inputs[0]) in internal
-        ]
+        return [op for op in graph.get_operations() if _writes(op, _internal_handles(variables))]
+
+    def variables_written_by(self, op, variables):
+        """Those of `variables` that running `op` (a Scaffold's init op) writes.
+
+        Everything `op` waits for runs with it: its inputs and control inputs,
+        transitively.
+        """
+        internal = {id(v): _internal_handles([v], self.graph) for v in variables}
+        written = set()
+        # A tensor, or what `var.assign` returns, stands for the op that makes it.
+        pending, seen = [op if isinstance(op, tf.Operation) else op.op], set()
+        while pending:
+            current = pending.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            written.update(key for key, handles in internal.items() if _writes(current, handles))
+            pending.extend(current.control_inputs)
+            pending.extend(tensor.op for tensor in current.inputs)
+        return [v for v in variables if id(v) in written]
 
     @contextlib.contextmanager
     def extending(self):
@@ -352,6 +366,17 @@ def cache_key(structure):
     """
     objects = tuple(id(x) for x in tf.nest.flatten(structure))
     return objects, repr(tf.nest.map_structure(lambda _: None, structure))
+
+
+def _internal_handles(variables, graph=None):
+    """Ids of the placeholders through which `graph` (the default one) uses `variables`."""
+    graph = graph or tf.compat.v1.get_default_graph()
+    handles = {id(handle) for v in variables for handle in _handles(v)}
+    return {id(inner) for outer, inner in graph.captures if id(outer) in handles}
+
+
+def _writes(op, internal_handles):
+    return op.type in _WRITE_OPS and bool(op.inputs) and id(op.inputs[0]) in internal_handles
 
 
 def _handles(variable):

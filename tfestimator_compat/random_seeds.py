@@ -58,14 +58,24 @@ class GraphSeeds:
             global_state.set_global_attribute(KERAS_SEED_GENERATOR, keras_generator)
 
     def initial_value(self, initializer):
-        """Runs a variable's `initializer` callable as a TF1 graph would have."""
+        """Runs a variable's `initializer` callable as a TF1 graph would have.
 
+        Returns the value, and a function of no argument that computes it again
+        with the same op seeds (in the current graph, when called in one), as
+        the variable's TF1 initializer op did.
+        """
+        first_op_seed = self._next_op_seed
+        value = self._run(initializer, first_op_seed, advance=True)
+        return value, lambda: self._run(initializer, first_op_seed, advance=False)
+
+    def _run(self, initializer, first_op_seed, advance):
         def build():
             graph = tf.compat.v1.get_default_graph()
             graph.seed = self.seed
-            random_seed._graph_to_seed_dict[graph] = self._next_op_seed
+            random_seed._graph_to_seed_dict[graph] = first_op_seed
             value = initializer()
-            self._next_op_seed = random_seed._graph_to_seed_dict.get(graph, self._next_op_seed)
+            if advance:
+                self._next_op_seed = random_seed._graph_to_seed_dict.get(graph, first_op_seed)
             return value
 
         return tf.compat.v1.wrap_function(build, signature=[])()

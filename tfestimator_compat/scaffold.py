@@ -6,13 +6,23 @@
   checkpoints hold and under which keys (`var_list`, a list or a renaming
   dict) and how many are kept (`max_to_keep`, `keep_checkpoint_every_n_hours`),
   for saving and for restoring in every mode.
-- `InMemoryEvaluatorHook` refuses both, as the original did (`check_in_memory`).
+- `init_op` runs instead of the default initialization (initial values,
+  warm-starting) when there is no checkpoint; `local_init_op` runs after the
+  restore or initialization, once `ready_for_local_init_op` reports nothing;
+  then `ready_op` must report nothing. Left unset, each is what the original's
+  default checked: that every variable has a value (`make_ready`).
+- `InMemoryEvaluatorHook` refuses a custom saver or init_fn, as the original
+  did (`check_in_memory`).
 """
 
+import numpy as np
 import tensorflow as tf
 
 from tfestimator_compat.hooks import GraphSession
 from tfestimator_compat.tensor_semantics import tf1_tensor_semantics
+from tfestimator_compat.variable_store import is_rng_state
+
+_GraphKeys = tf.compat.v1.GraphKeys
 
 
 def run_init_fn(model_fn_graph):
@@ -27,6 +37,100 @@ def run_init_fn(model_fn_graph):
         return
     with model_fn_graph.graph.as_default(), tf1_tensor_semantics():
         init_fn(GraphSession(model_fn_graph))
+
+
+def run_init_op(model_fn_graph, store):
+    """Runs the Scaffold's `init_op`; returns the names of the variables it initialized.
+
+    None when there is no `init_op` (the default initialization applies), or
+    when an `init_fn` follows it (which may initialize any variable).
+    """
+    init_op = model_fn_graph.spec.scaffold.init_op
+    if init_op is None:
+        return None
+    _run(model_fn_graph, init_op, model_fn_graph.spec.scaffold.init_feed_dict)
+    if model_fn_graph.spec.scaffold.init_fn is not None:
+        return None
+    written = model_fn_graph.variables_written_by(init_op, _graph_variables(model_fn_graph))
+    return set(store.names_of(written))
+
+
+def make_ready(model_fn_graph, store, initialized, source):
+    """Runs the Scaffold's local init and checks the model is ready, as the original did.
+
+    Args:
+        model_fn_graph: the `ModelFnGraph` about to run.
+        store: the Estimator's `VariableStore`.
+        initialized: names of the global variables that got a value from
+            the restore or the `init_op`; None for all of them.
+        source: what gave them their values, for the error message.
+
+    Raises:
+        RuntimeError: a variable would have had no value in the original
+            (which then refused to start), or a custom ready op says not ready.
+    """
+    scaffold_ = model_fn_graph.spec.scaffold
+    variables = _graph_variables(model_fn_graph)
+    # Keras 3's random-op state is no model variable the original knew of.
+    names = [name for name in store.names_of(variables) if not is_rng_state(name)]
+    # Evaluation state (v1 and Keras metrics) is local whatever its collection.
+    global_names = [name for name in names if not store.is_local(name)]
+    local_names = [name for name in names if store.is_local(name)]
+    initialized = set(global_names) if initialized is None else set(initialized)
+    _check_ready(
+        model_fn_graph,
+        scaffold_.ready_for_local_init_op,
+        "ready_for_local_init_op",
+        [name for name in global_names if name not in initialized],
+        source,
+    )
+    local_init_op = scaffold_.local_init_op
+    if local_init_op is None:
+        initialized.update(local_names)
+    else:
+        _run(model_fn_graph, local_init_op)
+        written = model_fn_graph.variables_written_by(local_init_op, variables)
+        initialized.update(store.names_of(written))
+        source = f"{source} and the Scaffold's local_init_op"
+    _check_ready(
+        model_fn_graph,
+        scaffold_.ready_op,
+        "ready_op",
+        [name for name in names if name not in initialized],
+        source,
+    )
+
+
+def _check_ready(model_fn_graph, ready_op, field, uninitialized, source):
+    if ready_op is not None:
+        report = np.ravel(_run(model_fn_graph, ready_op))
+        if report.size:
+            not_ready = [item.decode() if isinstance(item, bytes) else item for item in report]
+            raise RuntimeError(
+                f"The Scaffold's {field} reports the model is not ready: {not_ready}. "
+                f"It is checked after {source}, as the original Estimator checked it."
+            )
+    elif uninitialized:
+        raise RuntimeError(
+            f"Variables {sorted(uninitialized)} have no value after {source}; the original "
+            "Estimator refused to start such a model. Initialize them there (a custom "
+            "init_op can group tf.compat.v1.global_variables_initializer(), a custom "
+            "local_init_op tf.compat.v1.local_variables_initializer(), a Saver must "
+            "list every variable), or leave that Scaffold field unset."
+        )
+
+
+def _run(model_fn_graph, fetch, feed_dict=None):
+    """Runs a Scaffold op (an op, a tensor, or what `var.assign` returns), fed `feed_dict`."""
+    return GraphSession(model_fn_graph).run(fetch, feed_dict)
+
+
+def _graph_variables(model_fn_graph):
+    """The variables the model_fn made or used: its graph's global and local ones."""
+    collections = model_fn_graph.collections
+    variables = collections.get(_GraphKeys.GLOBAL_VARIABLES, [])
+    local = collections.get(_GraphKeys.LOCAL_VARIABLES, [])
+    return list(variables) + [v for v in local if not any(v is seen for seen in variables)]
 
 
 def check_in_memory(spec_scaffold):

@@ -177,6 +177,14 @@ def _validate_scaffold(scaffold):
     return scaffold
 
 
+class MetricPartTypeError(TypeError, AttributeError):
+    """An `eval_metric_ops` value holding something that is no Tensor or Operation.
+
+    A `TypeError`, and an `AttributeError` as the original raised (it asked
+    the value for its graph).
+    """
+
+
 def _validate_eval_metric_ops(eval_metric_ops):
     """Checks each entry is a `(value, update_op)` pair or a Keras `Metric`."""
     if eval_metric_ops is None:
@@ -193,7 +201,7 @@ def _validate_eval_metric_ops(eval_metric_ops):
             )
         for part in tf.nest.flatten(value):
             if not isinstance(part, (tf.Tensor, tf.Operation, tf.Variable)):
-                raise TypeError(
+                raise MetricPartTypeError(
                     f"eval_metric_ops[{key!r}] must hold Tensors or Operations, given: {part}"
                 )
             if not isinstance(part, tf.Variable):

@@ -16,6 +16,7 @@ import numpy as np
 import tensorflow as tf
 from keras.src.backend.common import global_state
 
+from tfestimator_compat import variable_initializers
 from tfestimator_compat.random_seeds import GraphSeeds
 
 _GraphKeys = tf.compat.v1.GraphKeys
@@ -88,8 +89,9 @@ class VariableStore:
                     "tf.compat.v1.get_variable(name, initializer=...)."
                 )
         with tf.init_scope():
+            recipe = initial_value
             if callable(initial_value):
-                initial_value = self.seeds.initial_value(initial_value)
+                initial_value, recipe = self.seeds.initial_value(initial_value)
             created = dict(kwargs, initial_value=initial_value, name=name + "/")
             if self._needs_strategy_scope(name, kwargs):
                 self._creating_under_strategy = True
@@ -101,6 +103,9 @@ class VariableStore:
             else:
                 variable = next_creator(**created)
             variable = _seen_from_traces(variable, name)
+            variable_initializers.remember_initial_value(
+                variable, recipe, per_device_copies(variable)
+            )
             if _is_local(name, kwargs):
                 self._local_initial_values[key] = np.array(variable.numpy())
         self._variables[key] = variable
@@ -201,7 +206,8 @@ def _seen_from_traces(variable, name):
     step's op (`StepCounterHook` writes `global_step/sec`). The variable's
     class becomes a subclass that answers `.graph` with the graph being
     traced, and, for the global step only, `.op` with an object carrying its
-    name (optimizers key slots by `op` when a variable has one). Eagerly,
+    name (optimizers key slots by `op` when a variable has one); its
+    initializer is an op of that graph (`variable_initializers`). Eagerly,
     everything behaves as before.
     """
     base = type(variable)
@@ -218,7 +224,7 @@ def _seen_from_traces(variable, name):
                 return base.op.__get__(self)
             return _OpName(self._tf1_name)
 
-        members = {"graph": property(graph)}
+        members = {"graph": property(graph), **variable_initializers.graph_mode_members(base)}
         if with_op:
             members["op"] = property(op)
         _SEEN_FROM_TRACES[base, with_op] = type(base.__name__, (base,), members)
@@ -275,7 +281,12 @@ def _store_key(name, kwargs):
 
 def _is_local(name, kwargs):
     collections_ = kwargs.get("collections") or ()
-    return any(key in collections_ for key in _LOCAL_COLLECTIONS) or name.endswith(_KERAS_RNG_STATE)
+    return any(key in collections_ for key in _LOCAL_COLLECTIONS) or is_rng_state(name)
+
+
+def is_rng_state(name):
+    """Whether the store's variable `name` is Keras 3's random-op state, which TF1 had not."""
+    return name.endswith(_KERAS_RNG_STATE)
 
 
 def _is_trainable(kwargs):

@@ -87,7 +87,7 @@ def export(
     module.local_variables = []
     asset_files = []
     module.resources = []
-    signatures, method_names, tags_of = {}, {}, {}
+    signatures, model_signature_defs, tags_of = {}, {}, {}
     for mode, receiver_fn in receiver_fns.items():
         graph, receiver = estimator._trace_for_export(mode, receiver_fn, checkpoint_path)
         module.variables_by_name.update(estimator._variables_of(graph))
@@ -102,7 +102,7 @@ def export(
             signature_defs = _signature_defs(mode, graph, receiver)
         for key, signature_def in signature_defs.items():
             signatures[key] = _signature_function(graph, signature_def)
-            method_names[key] = signature_def.method_name
+            model_signature_defs[key] = signature_def
             tags_of[key] = _TAGS[mode]
     if not signatures:
         raise ValueError(
@@ -116,7 +116,7 @@ def export(
     try:
         with logs.internal_tf_calls():
             tf.saved_model.save(module, temp_dir, signatures=signatures)
-        _finish_meta_graphs(temp_dir, method_names, tags_of, as_text)
+        _finish_meta_graphs(temp_dir, model_signature_defs, tags_of, as_text)
         _copy_assets(temp_dir, asset_files)
         _copy_assets_extra(temp_dir, assets_extra)
         temp_dirs.release(temp_dir)
@@ -244,13 +244,22 @@ def _signature_function(graph, signature_def):
     return signature.get_concrete_function()
 
 
-def _finish_meta_graphs(export_dir, method_names, tags_of, as_text):
-    """Sets method names and splits signatures into one MetaGraph per tag."""
+def _finish_meta_graphs(export_dir, model_signature_defs, tags_of, as_text):
+    """Sets method names and tensor names, and splits signatures into one MetaGraph per tag.
+
+    Args:
+        export_dir: where `tf.saved_model.save` wrote the SavedModel.
+        model_signature_defs: signature key -> the SignatureDef the original
+            would have written, over the model's own graph tensors.
+        tags_of: signature key -> the tag of its MetaGraph.
+        as_text: write `saved_model.pbtxt` instead of `saved_model.pb`.
+    """
     path = os.path.join(export_dir, _SAVED_MODEL_PB)
     saved_model = saved_model_pb2.SavedModel()
     with tf.io.gfile.GFile(path, "rb") as f:
         saved_model.ParseFromString(f.read())
     serving = saved_model.meta_graphs[0]
+    _keep_model_tensor_names(serving, model_signature_defs)
     by_tag = {}
     for key, tag in tags_of.items():
         by_tag.setdefault(tag, []).append(key)
@@ -266,7 +275,8 @@ def _finish_meta_graphs(export_dir, method_names, tags_of, as_text):
             if key not in by_tag[tag]:
                 del meta_graph.signature_def[key]
             else:
-                meta_graph.signature_def[key].method_name = method_names[key]
+                method_name = model_signature_defs[key].method_name
+                meta_graph.signature_def[key].method_name = method_name
     if as_text:
         # As the original: the text form replaces the binary one.
         tf.io.gfile.remove(path)
@@ -275,6 +285,54 @@ def _finish_meta_graphs(export_dir, method_names, tags_of, as_text):
     else:
         with tf.io.gfile.GFile(path, "wb") as f:
             f.write(saved_model.SerializeToString())
+
+
+def _keep_model_tensor_names(meta_graph, model_signature_defs):
+    """Names the signatures' tensors in the exported graph after the model's own.
+
+    `tf.saved_model.save` names them after the signature (`serving_default_x`,
+    `StatefulPartitionedCall:0`); code that runs the GraphDef in a Session by
+    name (`x_in:0`, `probabilities:0`), as the original's export allowed, finds
+    them again: an input placeholder is renamed, an output gets an Identity of
+    the model tensor's name. A name already taken (two signatures of one model
+    tensor, or a tensor that is not an op's first output) keeps TF's name.
+    """
+    graph_def = meta_graph.graph_def
+    taken = {node.name for node in graph_def.node}
+    renamed = {}
+    for key, model in model_signature_defs.items():
+        signature = meta_graph.signature_def[key]
+        for input_key, info in signature.inputs.items():
+            wanted = _first_output_node(model.inputs[input_key].name)
+            current = _first_output_node(info.name)
+            if wanted and current and wanted not in taken:
+                renamed[current] = wanted
+                taken.add(wanted)
+                info.name = wanted + ":0"
+        for output_key, info in signature.outputs.items():
+            wanted = _first_output_node(model.outputs[output_key].name)
+            if wanted and wanted not in taken:
+                node = graph_def.node.add(name=wanted, op="Identity", input=[info.name])
+                node.attr["T"].type = info.dtype
+                taken.add(wanted)
+                info.name = wanted + ":0"
+    for node in graph_def.node:
+        if node.name in renamed:
+            node.name = renamed[node.name]
+        node.input[:] = [_renamed_input(name, renamed) for name in node.input]
+
+
+def _first_output_node(tensor_name):
+    """`op` for a tensor named `op:0`; None for any other output."""
+    node, _, index = tensor_name.rpartition(":")
+    return node if index == "0" and node else None
+
+
+def _renamed_input(name, renamed):
+    control = name.startswith("^")
+    node, colon, index = name.lstrip("^").partition(":")
+    node = renamed.get(node, node)
+    return ("^" if control else "") + node + colon + index
 
 
 def _copy_assets_extra(export_dir, assets_extra):
