@@ -6,6 +6,7 @@ returned; these tests evaluate, score, predict and train on from them here,
 and train new models on the same data and seed.
 """
 
+import importlib
 import json
 import os
 import shutil
@@ -77,6 +78,8 @@ def test_kmeans_is_at_the_originals_path_only_in_v1():
         "all_distances",
     )
     assert kmeans.CLUSTER_CENTERS_VAR_NAME == "clusters"
+    original_module = importlib.import_module("tensorflow_estimator.python.estimator.canned.kmeans")
+    assert original_module.KMeansClustering is KMeansClustering
 
 
 def test_evaluate_and_score_reproduce_the_original(from_original):

@@ -6,6 +6,7 @@ from a model_fn that adds a `dnn_logit_fn_builder` and a
 the same model_fn runs here on the package's functions.
 """
 
+import importlib
 import json
 import os
 import shutil
@@ -31,6 +32,20 @@ def test_the_functions_are_at_the_originals_paths():
     assert v1.linear_logit_fn_builder is logit_fn.linear_logit_fn_builder
     assert not hasattr(tf.estimator.experimental, "dnn_logit_fn_builder")
     assert not hasattr(tf.estimator.experimental, "linear_logit_fn_builder")
+
+
+@pytest.mark.parametrize(
+    "module, name",
+    [
+        ("model_fn", "call_logit_fn"),
+        ("canned.dnn", "dnn_logit_fn_builder"),
+        ("canned.linear", "linear_logit_fn_builder"),
+    ],
+)
+def test_the_functions_import_from_the_originals_modules(module, name):
+    for prefix in ("tensorflow_estimator.python.estimator", "tensorflow.python.estimator"):
+        imported = importlib.import_module(f"{prefix}.{module}")
+        assert getattr(imported, name) is getattr(logit_fn, name)
 
 
 @pytest.fixture
