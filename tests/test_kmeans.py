@@ -191,3 +191,21 @@ def test_relative_tolerance_stops_once_the_loss_settles(model_dir):
 def test_unknown_initialization_or_distance_is_a_value_error(arguments):
     with pytest.raises(ValueError):
         tf.compat.v1.estimator.experimental.KMeans(num_clusters=3, **arguments)
+
+
+def test_export_serves_the_originals_signatures(tmp_path):
+    name = "full_batch_kmeans_plus_plus"
+    estimator = _original_copy(name, str(tmp_path))
+
+    def receiver():
+        points = tf.compat.v1.placeholder(tf.float32, [None, 2], name="points")
+        return tf.estimator.export.TensorServingInputReceiver(points, {"points": points})
+
+    loaded = tf.saved_model.load(estimator.export_saved_model(str(tmp_path / "export"), receiver))
+    assert sorted(loaded.signatures) == ["all_distances", "cluster_index", "serving_default"]
+    points = tf.constant(fixture.points(12, seed=1))
+    expected = EXPECTED[name]
+    served = loaded.signatures["serving_default"](points=points)["output"].numpy()
+    assert served.tolist() == expected["cluster_index"]
+    distances = loaded.signatures["all_distances"](points=points)["output"].numpy()[:5]
+    np.testing.assert_allclose(distances, expected["predict_first5"]["all_distances"], rtol=1e-5)
