@@ -308,7 +308,10 @@ class _Params:
 def _num_clusters(num_clusters, initial_clusters):
     """How many centers there are: those of `initial_clusters` when it holds them."""
     if isinstance(initial_clusters, str) or callable(initial_clusters):
-        return num_clusters
+        count = tf.get_static_value(num_clusters) if tf.is_tensor(num_clusters) else num_clusters
+        if count is None:
+            raise ValueError("num_clusters must be a number, or a tensor of known value.")
+        return int(count)
     rows = tf.convert_to_tensor(initial_clusters).shape[0]
     if rows is None:
         raise ValueError("initial_clusters must have a known number of rows (centers).")
