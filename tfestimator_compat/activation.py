@@ -112,6 +112,7 @@ def _build_namespaces():
     """`tf.estimator` (v2) and `tf.compat.v1.estimator` (v1, with `inputs` and `tpu`)."""
     import tfestimator_compat
     from tfestimator_compat import experimental
+    from tfestimator_compat import experimental_v1
     from tfestimator_compat import export
     from tfestimator_compat import inputs
     from tfestimator_compat.canned import v1 as canned_v1
@@ -122,15 +123,14 @@ def _build_namespaces():
     # The canned estimators of TF1 (SUM loss, TF1 optimizers) replace their V2 namesakes.
     for name in canned_v1.__all__:
         setattr(v1, name, getattr(canned_v1, name))
-    subpackages = {
-        "export": _fill(_namespace("tensorflow.estimator.export", export.__doc__), export),
-        "experimental": _fill(
-            _namespace("tensorflow.estimator.experimental", experimental.__doc__), experimental
-        ),
-    }
-    for name, namespace in subpackages.items():
-        setattr(v2, name, namespace)
-        setattr(v1, name, namespace)
+    v2.export = v1.export = _fill(_namespace("tensorflow.estimator.export", export.__doc__), export)
+    v2.experimental = _fill(
+        _namespace("tensorflow.estimator.experimental", experimental.__doc__), experimental
+    )
+    v1.experimental = _fill(
+        _namespace("tensorflow.compat.v1.estimator.experimental", experimental_v1.__doc__),
+        experimental_v1,
+    )
     v1.inputs = _fill(_namespace("tensorflow.compat.v1.estimator.inputs", inputs.__doc__), inputs)
     try:
         tpu = importlib.import_module("tfestimator_compat.tpu")

@@ -161,8 +161,9 @@ def check_restorable(checkpoint_path, variables):
         )
     problems = []
     for name, variable in variables.items():
-        model_shape = variable.shape.as_list()
-        if shapes[name] != model_shape:
+        # A variable made with `validate_shape=False` takes whatever shape was saved.
+        model_shape = variable.shape.as_list() if variable.shape.rank is not None else None
+        if model_shape is not None and shapes[name] != model_shape:
             problems.append(
                 f"{name}: shape {shapes[name]} in the checkpoint, {model_shape} in the model"
             )

@@ -194,10 +194,15 @@ class TrainingLoop(_StepLoop):
     def _steps_for(self, global_steps):
         """How many steps the next call runs to advance `global_steps` (None: no
         event bounds it)."""
-        per_step = self._global_steps_per_step()
-        if global_steps is None or per_step <= 0:
+        if global_steps is None:
             return self._max_steps_per_call
-        return max(1, min(self._max_steps_per_call, math.ceil(global_steps / per_step)))
+        # A call must not run past an event when steps advance the global step
+        # unevenly (k-means steps that only choose centers advance it by none,
+        # the rest by one): an average below one per step counts as one, and
+        # the count rounds down. Steps advancing it by fewer (accumulating
+        # batches) then take a few more calls to reach the event, never fewer.
+        per_step = max(self._global_steps_per_step(), 1.0)
+        return max(1, min(self._max_steps_per_call, math.floor(global_steps / per_step + 1e-9)))
 
     def _shared_period(self, periodic):
         """The period of the summaries and logs when all are due now at one period.

@@ -107,8 +107,16 @@ _RENAMED = {
 }
 
 
+# Functions whose original module holds nothing else the shim has.
+_OWN_MODULE_OF_NAME = {
+    "call_logit_fn": "tfestimator_compat.canned.logit_fn",
+    "dnn_logit_fn_builder": "tfestimator_compat.canned.logit_fn",
+    "linear_logit_fn_builder": "tfestimator_compat.canned.logit_fn",
+}
+
+
 def _same_name(module: str, name: str):
-    own = _OWN_MODULES.get(module, f"tfestimator_compat.{module}")
+    own = _OWN_MODULE_OF_NAME.get(name) or _OWN_MODULES.get(module, f"tfestimator_compat.{module}")
     try:
         return getattr(importlib.import_module(own), _RENAMED.get(name, name), None)
     except ImportError:

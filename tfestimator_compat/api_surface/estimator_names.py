@@ -211,17 +211,16 @@ ESTIMATOR_ROWS = (
     ),
     (
         "experimental.KMeans",
-        NOT_SUPPORTED,
+        SUPPORTED,
         "experimental-estimators",
-        "not in the shim yet; natively, "
         "sklearn.cluster.KMeans, or a few lines of TF2 (assign, then average)",
     ),
     (
         "experimental.call_logit_fn experimental.dnn_logit_fn_builder "
         "experimental.linear_logit_fn_builder",
-        NOT_SUPPORTED,
+        SUPPORTED,
         "experimental-estimators",
-        "not in the shim yet; natively, a keras.Model that returns the logits",
+        "a keras.Model that returns the logits",
     ),
     (
         "inputs.numpy_input_fn inputs.pandas_input_fn",

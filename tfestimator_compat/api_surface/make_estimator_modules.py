@@ -35,6 +35,7 @@ MODULES = (
     "canned.dnn",
     "canned.dnn_linear_combined",
     "canned.head",
+    "canned.kmeans",
     "canned.linear",
     "canned.metric_keys",
     "canned.optimizers",

@@ -32,9 +32,9 @@ TF1_LOST = {
         "keras.layers (dense -> Dense, conv2d -> Conv2D, ...; pass training= explicitly)",
     ),
     "layers.experimental": (
-        NOT_SUPPORTED,
+        SUPPORTED,
         "tf1-layers",
-        "not provided (it switched TF1 layers to Keras 2 behaviour); keras.layers",
+        "keras.layers (every Keras layer owns its variables, as Keras-style TF1 layers did)",
     ),
     "nn.rnn_cell": (
         NOT_SUPPORTED,

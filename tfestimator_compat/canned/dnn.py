@@ -41,31 +41,45 @@ def dnn_logits(
         `(logits, trainable_variables, update_ops)`: the update ops keep the
         batch normalization statistics when training.
     """
+    with tf.compat.v1.variable_scope("dnn") as scope:
+        logits, update_ops = dnn_network(
+            features, mode, units, hidden_units, feature_columns, activation_fn, dropout, batch_norm
+        )
+    variables = tf.compat.v1.get_collection(
+        tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, scope=scope.name + "/"
+    )
+    return logits, variables, update_ops
+
+
+def dnn_network(
+    features, mode, units, hidden_units, feature_columns, activation_fn, dropout, batch_norm
+):
+    """The network of `dnn_logits`, built in the current variable scope.
+
+    Returns:
+        `(logits, update_ops)`.
+    """
     if not isinstance(units, int):
         raise ValueError(f"units must be an int. Given type: {type(units)}")
     training = mode == ModeKeys.TRAIN
     activation = keras.activations.get(activation_fn)
     update_ops = []
-    with tf.compat.v1.variable_scope("dnn") as scope:
-        net = feature_layers.dense_input(features, feature_columns)
-        for index, width in enumerate(hidden_units):
-            layer_name = f"hiddenlayer_{index}"
-            with tf.compat.v1.variable_scope(layer_name):
-                net = _dense(net, width, activation)
-                if dropout is not None and training:
-                    net = tf.nn.dropout(net, rate=dropout)
-                if batch_norm:
-                    net = _batch_normalization(net, f"batchnorm_{index}", training, update_ops)
-            if training:
-                add_layer_summary(net, layer_name, "dnn")
-        with tf.compat.v1.variable_scope("logits"):
-            logits = _dense(net, units, None)
+    net = feature_layers.dense_input(features, feature_columns)
+    for index, width in enumerate(hidden_units):
+        layer_name = f"hiddenlayer_{index}"
+        with tf.compat.v1.variable_scope(layer_name):
+            net = _dense(net, width, activation)
+            if dropout is not None and training:
+                net = tf.nn.dropout(net, rate=dropout)
+            if batch_norm:
+                net = _batch_normalization(net, f"batchnorm_{index}", training, update_ops)
         if training:
-            add_layer_summary(logits, "logits", "dnn")
-    variables = tf.compat.v1.get_collection(
-        tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, scope=scope.name + "/"
-    )
-    return logits, variables, update_ops
+            add_layer_summary(net, layer_name, "dnn")
+    with tf.compat.v1.variable_scope("logits"):
+        logits = _dense(net, units, None)
+    if training:
+        add_layer_summary(logits, "logits", "dnn")
+    return logits, update_ops
 
 
 def _dense(inputs, units, activation):

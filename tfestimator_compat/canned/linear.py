@@ -43,10 +43,15 @@ def linear_logits(features, feature_columns, units, sparse_combiner="sum", train
         tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, scope=scope.name + "/"
     )
     if training:
-        bias = [v for v in variables if v.name.split(":")[0].endswith("/bias_weights")]
-        weights = [v for v in variables if not any(v is b for b in bias)]
-        add_linear_summaries(weights, bias[0] if bias else None, units)
+        summarize_linear_model(variables, units)
     return logits, variables
+
+
+def summarize_linear_model(variables, units):
+    """The bias and `fraction_of_zero_weights` summaries of the linear model's `variables`."""
+    bias = [v for v in variables if v.name.split(":")[0].endswith("/bias_weights")]
+    weights = [v for v in variables if not any(v is b for b in bias)]
+    add_linear_summaries(weights, bias[0] if bias else None, units)
 
 
 def linear_model_fn(

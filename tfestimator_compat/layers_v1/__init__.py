@@ -44,6 +44,7 @@ import types
 import keras
 import tensorflow as tf
 
+from tfestimator_compat.layers_v1 import keras_style
 from tfestimator_compat.layers_v1.base import ONES
 from tfestimator_compat.layers_v1.base import ZEROS
 from tfestimator_compat.layers_v1.base import Layer
@@ -219,7 +220,17 @@ def layers_module() -> types.ModuleType:
         for name in __all__:
             setattr(_module, name, globals()[name])
         _module.__all__ = list(__all__)
+        _module.experimental = _experimental_module()
     return _module
+
+
+def _experimental_module() -> types.ModuleType:
+    """`tf.compat.v1.layers.experimental`: the Keras-style switches."""
+    module = types.ModuleType(f"{_MODULE_NAME}.experimental", keras_style.__doc__)
+    for name in keras_style.__all__:
+        setattr(module, name, getattr(keras_style, name))
+    module.__all__ = list(keras_style.__all__)
+    return module
 
 
 def _current_layers():
@@ -281,4 +292,5 @@ def install(force: bool = False) -> types.ModuleType | None:
         if owner.__dict__.get("layers") is not module:
             owner.layers = module
     sys.modules[_MODULE_NAME] = module
+    sys.modules[f"{_MODULE_NAME}.experimental"] = module.experimental
     return module

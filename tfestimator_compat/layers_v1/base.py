@@ -13,6 +13,8 @@ from typing import Callable
 import keras
 import tensorflow as tf
 
+from tfestimator_compat.layers_v1 import keras_style
+
 _GraphKeys = tf.compat.v1.GraphKeys
 # TF1's defaults: one initializer object each, shared by every layer.
 ZEROS = tf.compat.v1.zeros_initializer()
@@ -153,6 +155,10 @@ class Layer:
         _scope: str | None = None,
         _reuse: Any = None,
     ):
+        self._keras_style = keras_style.in_keras_style()
+        if self._keras_style:
+            keras_style.refuse("scope", _scope or None)
+            keras_style.refuse("reuse", _reuse)
         self.trainable = trainable
         self._base_name = name or _snake_case(type(self).__name__)
         self._name = name or _unique_name(self._base_name)
@@ -219,7 +225,10 @@ class Layer:
     def _set_scope(self, scope=None):
         if self._scope is not None:
             return
-        if self._reuse:
+        if self._keras_style:
+            # A scope of its own, named after the layer, like a Keras layer's weights.
+            context = tf.compat.v1.variable_scope(None, default_name=self._name)
+        elif self._reuse:
             context = tf.compat.v1.variable_scope(scope or self._base_name)
         else:
             context = tf.compat.v1.variable_scope(scope, default_name=self._base_name)
@@ -228,6 +237,9 @@ class Layer:
 
     @property
     def _reusing(self):
+        if self._keras_style:
+            # Its own scope only holds its own variables, whatever reuse encloses it.
+            return tf.compat.v1.AUTO_REUSE
         return True if self.built else self._reuse
 
     def add_weight(
@@ -298,7 +310,10 @@ class Layer:
                 "shared between graphs: create the layer inside the function that "
                 "builds the graph (the model_fn)."
             )
-        self._set_scope(kwargs.pop("scope", None))
+        scope = kwargs.pop("scope", None)
+        if self._keras_style:
+            keras_style.refuse("scope", scope)
+        self._set_scope(scope)
         with (
             tf.compat.v1.variable_scope(
                 self._scope, reuse=self._reusing, auxiliary_name_scope=False
