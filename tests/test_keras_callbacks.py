@@ -3,6 +3,7 @@
 import csv
 import math
 
+import h5py
 import keras
 import numpy as np
 import pytest
@@ -141,3 +142,73 @@ def test_a_nan_loss_raises_as_the_original_did_even_with_terminate_on_nan(model_
         estimator.train(
             dataset_input_fn(repeat=True), steps=50, hooks=[keras.callbacks.TerminateOnNaN()]
         )
+
+
+def diverging_model_fn(features, labels, mode):
+    """SGD with too large a rate on (w - 1)^2: the loss grows every step after the first."""
+    w = tf.compat.v1.get_variable("w", [], initializer=tf.compat.v1.constant_initializer(0.9))
+    loss = tf.square(w - 1.0) + 0.0 * tf.reduce_sum(features["x"])
+    step = tf.compat.v1.train.get_global_step()
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(1.5).minimize(loss, global_step=step)
+    return est.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+class WeightsAtEpochEnd(keras.callbacks.Callback):
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.seen.append((logs["loss"], self.model.get_weights()))
+
+
+def test_restore_best_weights_leaves_the_best_epochs_weights_in_the_final_checkpoint(model_dir):
+    config = est.RunConfig(model_dir=model_dir, save_checkpoints_steps=1)
+    estimator = est.Estimator(diverging_model_fn, config=config)
+    seen = WeightsAtEpochEnd()
+    stopper = keras.callbacks.EarlyStopping(monitor="loss", patience=2, restore_best_weights=True)
+    estimator.train(dataset_input_fn(repeat=True), steps=50, hooks=[seen, stopper])
+    losses = [loss for loss, _ in seen.seen]
+    assert len(losses) < 50, "training stopped early"
+    best = int(np.argmin(losses))
+    assert best < len(losses) - 1, "the loss grew after its best epoch"
+    (best_w,) = seen.seen[best][1]
+    (last_w,) = seen.seen[-1][1]
+    assert best_w != last_w
+    assert estimator.get_variable_value("w") == pytest.approx(best_w)
+    assert estimator.get_variable_value("global_step") == len(losses), "the step is not rewound"
+
+
+def test_model_checkpoint_writes_the_model_fn_variables_at_each_checkpoint(model_dir, tmp_path):
+    estimator = make_estimator(model_dir, checkpoint_every=5)
+    path = str(tmp_path / "weights-{epoch}.weights.h5")
+    saver = keras.callbacks.ModelCheckpoint(path, save_weights_only=True)
+    estimator.train(dataset_input_fn(repeat=True), steps=10, hooks=[saver])
+    names = [n for n in estimator.get_variable_names() if n != "global_step"]
+    for epoch, step in [(1, 5), (2, 10)]:
+        checkpoint = tf.train.load_checkpoint(f"{model_dir}/model.ckpt-{step}")
+        with h5py.File(path.format(epoch=epoch), "r") as saved:
+            for name in names:
+                stored = saved[name.replace("/", ":")][()]
+                np.testing.assert_array_equal(stored, checkpoint.get_tensor(name))
+
+
+def test_model_checkpoint_of_a_whole_model_is_refused_before_training(model_dir, tmp_path):
+    estimator = make_estimator(model_dir)
+    saver = keras.callbacks.ModelCheckpoint(str(tmp_path / "model.keras"))
+    with pytest.raises(ValueError, match="save_weights_only=True"):
+        estimator.train(dataset_input_fn(repeat=True), steps=3, hooks=[saver])
+    assert not tf.io.gfile.exists(f"{model_dir}/checkpoint")
+
+
+def test_a_weights_file_loads_back_into_the_estimators_model(model_dir, tmp_path):
+    estimator = make_estimator(model_dir, checkpoint_every=5)
+    path = str(tmp_path / "weights.weights.h5")
+    saver = keras.callbacks.ModelCheckpoint(path, save_weights_only=True)
+    estimator.train(dataset_input_fn(repeat=True), steps=5, hooks=[saver])
+    _, model = next(iter(estimator._reusable.values()))
+    before = model.get_weights()
+    model.set_weights([np.zeros_like(value) for value in before])
+    model.load_weights(path)
+    for loaded, saved in zip(model.get_weights(), before):
+        np.testing.assert_array_equal(loaded, saved)

@@ -483,6 +483,11 @@ class Estimator:
         graph = self._trace(mode, inputs)
         model = ModelFnModel(graph, inputs.unpack, inputs.endless)
         model.compile()
+        model.weights_by_name = {
+            name: variable
+            for name, variable in self._variables_of(graph).items()
+            if name != "global_step"
+        }
         spec = graph.spec
         hooks = (
             spec.training_hooks

@@ -8,8 +8,13 @@ supplies the loop, callbacks and data handling, and each call of the step
 function runs as many steps as the training loop asks for (`steps_per_call`)
 in one `tf.function`, so checkpoints, summaries and hooks still land on
 exactly the steps they are due.
+
+Keras callbacks that read or write the model's weights (`EarlyStopping(
+restore_best_weights=True)`, `ModelCheckpoint(save_weights_only=True)`) get
+the model_fn's checkpointed variables as its weights (`weights_by_name`).
 """
 
+import h5py
 import keras
 import tensorflow as tf
 
@@ -145,7 +150,58 @@ class ModelFnModel(keras.Model):
         self._predict_iterator = None
         with tf.init_scope():
             self._loss_total = tf.Variable(0.0, trainable=False, name="eval_loss_total")
+        # Checkpoint name -> variable: what callbacks see as the weights (no global step).
+        self.weights_by_name = {}
+        self.weights_were_set = False
         self.built = True
+
+    def get_weights(self):
+        """The model_fn's variables' values, in checkpoint-name order."""
+        return [_value_of(self.weights_by_name[name]) for name in sorted(self.weights_by_name)]
+
+    def set_weights(self, weights):
+        """Assigns values `get_weights` returned; the training loop then saves them."""
+        names = sorted(self.weights_by_name)
+        if len(weights) != len(names):
+            raise ValueError(
+                f"set_weights got {len(weights)} values for the model_fn's {len(names)} "
+                "variables; pass what get_weights() returned."
+            )
+        for name, value in zip(names, weights):
+            self.weights_by_name[name].assign(value)
+        self.weights_were_set = True
+
+    def save_weights(self, filepath, overwrite=True):
+        """Writes each variable's value to an HDF5 file under its checkpoint name.
+
+        HDF5 reads `/` as a group separator, and a variable may be named like
+        another's group (`w` and `w/Adagrad`), so names are stored with `:`
+        (never part of a TF1 variable name) in place of `/`.
+        """
+        if not str(filepath).endswith(".weights.h5"):
+            raise ValueError(f"The filename must end in `.weights.h5`. Received: {filepath}")
+        if not overwrite and tf.io.gfile.exists(filepath):
+            raise FileExistsError(f"{filepath} exists and overwrite=False.")
+        with h5py.File(filepath, "w") as f:
+            for name in sorted(self.weights_by_name):
+                f.create_dataset(name.replace("/", ":"), data=_value_of(self.weights_by_name[name]))
+
+    def load_weights(self, filepath, skip_mismatch=False, **kwargs):
+        """Assigns the values a `save_weights` file holds, by checkpoint name."""
+        stored = _read_h5(filepath)
+        missing = sorted(set(self.weights_by_name) - set(stored))
+        if missing and not skip_mismatch:
+            raise ValueError(f"{filepath} has no values for the variables {missing}.")
+        current = dict(zip(sorted(self.weights_by_name), self.get_weights()))
+        self.set_weights([stored.get(name, current[name]) for name in sorted(current)])
+
+    def save(self, filepath, overwrite=True, **kwargs):
+        raise ValueError(
+            "An Estimator's model_fn is not a Keras model that `model.save` can write "
+            f"(asked to save {filepath}). For ModelCheckpoint pass save_weights_only=True "
+            "(a .weights.h5 file of the model_fn's variables); the model_dir's checkpoints and "
+            "export_saved_model are the whole model. See migration_guide/concepts.md."
+        )
 
     def set_fetches(self, fetches, first_step_fetches=None):
         """What the steps of the next call run and return.
@@ -451,3 +507,21 @@ class ModelFnModel(keras.Model):
                     )
                 ]
                 yield tf.nest.pack_sequence_as(layout["structure"], flat)
+
+
+def _value_of(variable):
+    """A variable's value as NumPy (one device's copy of a distributed one)."""
+    return tf.convert_to_tensor(variable).numpy()
+
+
+def _read_h5(filepath):
+    """Checkpoint name -> value of every dataset in a `save_weights` file."""
+    stored = {}
+
+    def read(name, item):
+        if isinstance(item, h5py.Dataset):
+            stored[name.replace(":", "/")] = item[()]
+
+    with h5py.File(filepath, "r") as f:
+        f.visititems(read)
+    return stored

@@ -15,8 +15,11 @@ callbacks are not handed to Keras's own loop (they would see call numbers);
 - `on_train_end(logs)` with the final loss;
 - `on_test_*` in `evaluate()` likewise, ending with its results.
 
-Setting `model.stop_training = True` (`EarlyStopping`, `TerminateOnNaN`)
-stops training after that step, and the final checkpoint is saved.
+Setting `model.stop_training = True` (`EarlyStopping`) stops training after
+that step, and the final checkpoint is saved. The model's weights are the
+model_fn's variables (`ModelFnModel.get_weights`), so `restore_best_weights`
+and `ModelCheckpoint(save_weights_only=True)` work; a whole-model
+`ModelCheckpoint` is refused before training.
 """
 
 import keras
@@ -41,6 +44,9 @@ class KerasCallbacks:
 
     def __init__(self, callbacks, model):
         self._callbacks = list(callbacks)
+        _check_savable(self._callbacks)
+        if model is not None:
+            model.weights_were_set = False
         self._list = keras.callbacks.CallbackList(self._callbacks, model=model)
         self.every_train_step = _any_defines(self._callbacks, _TRAIN_BATCH_METHODS)
         self.every_test_step = _any_defines(self._callbacks, _TEST_BATCH_METHODS)
@@ -109,3 +115,15 @@ def _any_defines(callbacks, methods):
         for callback in callbacks
         for name in methods
     )
+
+
+def _check_savable(callbacks):
+    """Refuses, before training, a ModelCheckpoint that would save a whole Keras model."""
+    for callback in callbacks:
+        if isinstance(callback, keras.callbacks.ModelCheckpoint) and not callback.save_weights_only:
+            raise ValueError(
+                "ModelCheckpoint(save_weights_only=False) saves a whole Keras model, and an "
+                "Estimator's model_fn is not one. Pass save_weights_only=True (each save "
+                "writes the model_fn's variables to a .weights.h5 file), or use the model_dir's "
+                "checkpoints and export_saved_model. See migration_guide/concepts.md."
+            )

@@ -295,6 +295,10 @@ class TrainingLoop(_StepLoop):
         # The last epoch ends after the final evaluation (train_and_evaluate's).
         self._callbacks.epoch_end(self._epoch_logs(), last=True)
         self._callbacks.train_end({"loss": self.loss})
+        if self._saver is not None and getattr(self.model, "weights_were_set", False):
+            # EarlyStopping(restore_best_weights=True) put back earlier weights: keep them.
+            _logging.info("Saving the weights a Keras callback restored, as step %d.", self.step)
+            self._saver.save(self.step)
 
     def _epoch_logs(self):
         """The loss, and the `val_` metrics a listener evaluated the checkpoint to."""
