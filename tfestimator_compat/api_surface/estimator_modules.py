@@ -65,8 +65,7 @@ def provides(module: str, name: str) -> bool:
         symbol = ESTIMATOR_SYMBOLS.get(public)
         if symbol is not None and symbol.status == SUPPORTED:
             return True
-    own = _OWN_MODULES.get(module, f"tfestimator_compat.{module}")
-    return _RENAMED.get(name, name) in source_names.bound_names(own)
+    return _RENAMED.get(name, name) in source_names.bound_names(_own_module(module, name))
 
 
 def _public(version: str, api_name: str):
@@ -115,10 +114,16 @@ _OWN_MODULE_OF_NAME = {
 }
 
 
+def _own_module(module: str, name: str) -> str:
+    """The shim's module that holds what the original's `module` had as `name`."""
+    return _OWN_MODULE_OF_NAME.get(name) or _OWN_MODULES.get(module, f"tfestimator_compat.{module}")
+
+
 def _same_name(module: str, name: str):
-    own = _OWN_MODULE_OF_NAME.get(name) or _OWN_MODULES.get(module, f"tfestimator_compat.{module}")
     try:
-        return getattr(importlib.import_module(own), _RENAMED.get(name, name), None)
+        return getattr(
+            importlib.import_module(_own_module(module, name)), _RENAMED.get(name, name), None
+        )
     except ImportError:
         return None
 
