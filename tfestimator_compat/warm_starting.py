@@ -11,6 +11,8 @@ import re
 import tensorflow as tf
 from tensorflow.python.training import warm_starting_util
 
+from tfestimator_compat import partitioned_variables
+
 VocabInfo = tf.compat.v1.train.VocabInfo
 
 
@@ -105,7 +107,12 @@ def _selected(settings, store, trainable_names):
     wanted = settings.vars_to_warm_start
     all_names = list(store.global_variables())
     if wanted is None:
-        return [name for name in trainable_names if name in settings.var_name_to_vocab_info]
+        return [
+            name
+            for name in trainable_names
+            if partitioned_variables.checkpoint_name(name, store.get(name))
+            in settings.var_name_to_vocab_info
+        ]
     if isinstance(wanted, str):
         return [name for name in trainable_names if re.match(wanted, name)]
     if isinstance(wanted, (list, tuple)) and all(isinstance(w, str) for w in wanted):
@@ -159,8 +166,9 @@ def warm_start(settings, store, trainable_names):
     keys = _tensor_keys(reader)
     shapes = {name: reader.get_variable_to_shape_map()[key] for name, key in keys.items()}
     tf.compat.v1.logging.info("Warm-starting with WarmStartSettings: %s", settings)
-    for name in _selected(settings, store, trainable_names):
-        variable = store.get(name)
+    selected = {name: store.get(name) for name in _selected(settings, store, trainable_names)}
+    # A partitioned variable is warm-started whole, by its name, as TF1 did.
+    for name, variable in partitioned_variables.by_checkpoint_name(selected).items():
         previous = settings.var_name_to_prev_var_name.get(name, name)
         vocab = settings.var_name_to_vocab_info.get(name)
         if previous not in shapes:
@@ -183,11 +191,12 @@ def warm_start(settings, store, trainable_names):
                 axis=vocab.axis,
             )
             continue
-        if shapes[previous] != variable.shape.as_list():
+        model_shape = partitioned_variables.full_shape(variable)
+        if shapes[previous] != model_shape:
             raise ValueError(
                 f"Warm-starting variable {name!r} from {previous!r}: shape "
                 f"{shapes[previous]} in checkpoint {checkpoint}, "
-                f"{variable.shape.as_list()} in the model."
+                f"{model_shape} in the model."
             )
-        variable.assign(tf.cast(reader.get_tensor(keys[previous]), variable.dtype))
+        partitioned_variables.assign(variable, reader.get_tensor(keys[previous]))
         tf.compat.v1.logging.debug("Warm-started %s from %s", name, previous)

@@ -34,8 +34,11 @@ def dnn_logits(
     activation_fn=tf.nn.relu,
     dropout=None,
     batch_norm=False,
+    input_layer_partitioner=None,
 ):
     """Builds the network under the variable scope `dnn`.
+
+    `input_layer_partitioner` partitions the feature columns' variables.
 
     Returns:
         `(logits, trainable_variables, update_ops)`: the update ops keep the
@@ -47,7 +50,9 @@ def dnn_logits(
     activation = keras.activations.get(activation_fn)
     update_ops = []
     with tf.compat.v1.variable_scope("dnn") as scope:
-        net = feature_layers.dense_input(features, feature_columns)
+        net = feature_layers.dense_input(
+            features, feature_columns, partitioner=input_layer_partitioner
+        )
         for index, width in enumerate(hidden_units):
             layer_name = f"hiddenlayer_{index}"
             with tf.compat.v1.variable_scope(layer_name):
@@ -116,6 +121,7 @@ def dnn_model_fn(
     activation_fn=tf.nn.relu,
     dropout=None,
     batch_norm=False,
+    input_layer_partitioner=None,
 ):
     """The `model_fn` of the DNN estimators: `head` on the network's logits."""
     feature_layers.validate_features(features)
@@ -128,6 +134,7 @@ def dnn_model_fn(
         activation_fn=activation_fn,
         dropout=dropout,
         batch_norm=batch_norm,
+        input_layer_partitioner=input_layer_partitioner,
     )
     if mode == ModeKeys.TRAIN:
         optimizer = optimizers.get_optimizer(optimizer)

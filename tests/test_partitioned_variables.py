@@ -1,0 +1,151 @@
+"""Partitioned variables train, save and load as the original's did.
+
+`fixtures/partitioned/` holds model_dirs written by tensorflow-estimator 2.15
+(`fixtures/partitioned/make_fixture.py`): a custom model_fn with embeddings
+from `get_variable(partitioner=...)` and `variable_scope(partitioner=...)`, and
+V1 canned estimators given `input_layer_partitioner` / `partitioner`. Here they
+evaluate, predict, resume and warm-start with the original's numbers, and our
+checkpoints have the original's keys and slices, so it reads them back.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+import tensorflow as tf
+from helpers import fixture_generator
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "partitioned")
+REFERENCE_PYTHON = os.environ.get("TFESTIMATOR_REFERENCE_PYTHON", "/work/ref215/bin/python")
+
+fixture = fixture_generator("partitioned")
+with open(os.path.join(FIXTURES, "expected.json")) as f:
+    EXPECTED = json.load(f)
+# The custom model_fn runs in the default selection; the canned ones are slow.
+MODELS = [
+    name if name == "custom" else pytest.param(name, marks=pytest.mark.slow)
+    for name in fixture.MODELS
+]
+
+
+def _copy_of_fixture(name, directory):
+    model_dir = os.path.join(directory, name)
+    shutil.copytree(os.path.join(FIXTURES, name), model_dir)
+    return model_dir
+
+
+def _layout(model_dir):
+    """Every saved key with its dtype, shape and slices, as TF lists them."""
+    return tf.train.load_checkpoint(tf.train.latest_checkpoint(model_dir)).debug_string()
+
+
+def _assert_variables_match(model_dir, expected):
+    got = fixture.variables(model_dir)
+    assert sorted(got) == sorted(expected)
+    for name, values in expected.items():
+        if values is None:
+            assert got[name] is None, name  # a slice-only key, as the original wrote it
+        else:
+            np.testing.assert_allclose(got[name], values, atol=1e-4, err_msg=name)
+
+
+@pytest.fixture(scope="module", params=MODELS)
+def resumed(request, tmp_path_factory):
+    """(name, estimator): the fixture trained on here for RESUME_STEPS steps."""
+    name = request.param
+    model_dir = _copy_of_fixture(name, str(tmp_path_factory.mktemp("resumed")))
+    estimator = fixture.make_estimator(tf.compat.v1.estimator, name, model_dir)
+    estimator.train(fixture.train_input_fn(name), steps=fixture.RESUME_STEPS)
+    return name, estimator
+
+
+def test_training_resumes_with_the_originals_numbers(resumed):
+    name, estimator = resumed
+    _assert_variables_match(estimator.model_dir, EXPECTED[name]["variables_after_resume"])
+
+
+def test_checkpoints_have_the_originals_keys_and_slices(resumed):
+    name, estimator = resumed
+    assert _layout(estimator.model_dir) == _layout(os.path.join(FIXTURES, name))
+
+
+def test_evaluate_and_predict_reproduce_the_original(resumed, tmp_path):
+    name = resumed[0]
+    model_dir = _copy_of_fixture(name, str(tmp_path))
+    estimator = fixture.make_estimator(tf.compat.v1.estimator, name, model_dir)
+    metrics = estimator.evaluate(fixture.eval_input_fn(name))
+    expected = EXPECTED[name]["evaluate"]
+    assert sorted(metrics) == sorted(expected)
+    for key, value in expected.items():
+        assert float(metrics[key]) == pytest.approx(value, abs=1e-4), key
+    predictions = list(estimator.predict(fixture.eval_input_fn(name)))[:5]
+    for key, values in EXPECTED[name]["predict_first5"].items():
+        got = [fixture.jsonable(p[key]) for p in predictions]
+        if isinstance(values[0][0], str):
+            assert got == values, key
+        else:
+            np.testing.assert_allclose(got, values, atol=1e-4, err_msg=key)
+
+
+def test_warm_start_into_other_parts_matches_the_original(resumed, tmp_path):
+    name = resumed[0]
+    estimator = fixture.make_estimator(
+        tf.compat.v1.estimator,
+        name,
+        str(tmp_path / "warm"),
+        parts=fixture.WARM_START_PARTS,
+        warm_start_from=os.path.join(FIXTURES, name),
+    )
+    estimator.train(fixture.train_input_fn(name), steps=fixture.RESUME_STEPS)
+    _assert_variables_match(estimator.model_dir, EXPECTED[name]["variables_after_warm_start"])
+
+
+def test_a_partitioned_variable_is_one_variable_to_the_user(resumed):
+    name, estimator = resumed
+    if name != "custom":
+        pytest.skip("the custom model_fn names `emb`")
+    names = estimator.get_variable_names()
+    assert "emb" in names and "emb/Adagrad" in names
+    assert not any("part_" in n for n in names)
+    emb = estimator.get_variable_value("emb")
+    assert emb.shape == (10, 4)
+    np.testing.assert_allclose(
+        emb.ravel(), EXPECTED[name]["variables_after_resume"]["emb"], atol=1e-4
+    )
+
+
+def test_mirrored_strategy_resumes_with_the_originals_numbers(tmp_path):
+    model_dir = _copy_of_fixture("custom", str(tmp_path))
+    config = tf.estimator.RunConfig(
+        tf_random_seed=fixture.SEED, train_distribute=tf.distribute.MirroredStrategy(["/cpu:0"])
+    )
+    estimator = fixture.make_estimator(tf.compat.v1.estimator, "custom", model_dir, config=config)
+    estimator.train(fixture.train_input_fn("custom"), steps=fixture.RESUME_STEPS)
+    _assert_variables_match(model_dir, EXPECTED["custom"]["variables_after_resume"])
+    assert _layout(model_dir) == _layout(os.path.join(FIXTURES, "custom"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not os.path.exists(REFERENCE_PYTHON),
+    reason="needs tensorflow-estimator 2.15 (set TFESTIMATOR_REFERENCE_PYTHON)",
+)
+def test_the_original_reads_our_checkpoints(resumed, tmp_path):
+    name, estimator = resumed
+    model_dir = str(tmp_path / name)
+    shutil.copytree(estimator.model_dir, model_dir)
+    ours = estimator.evaluate(fixture.eval_input_fn(name))
+    result = subprocess.run(
+        [REFERENCE_PYTHON, os.path.join(FIXTURES, "make_fixture.py"), "--read", name, model_dir],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONPATH=""),
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    theirs = json.loads(result.stdout)
+    assert theirs["variable_names"] == estimator.get_variable_names()
+    for key, value in theirs["evaluate"].items():
+        assert float(ours[key]) == pytest.approx(value, abs=1e-5), key
