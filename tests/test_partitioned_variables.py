@@ -18,6 +18,8 @@ import pytest
 import tensorflow as tf
 from helpers import fixture_generator
 
+from tfestimator_compat import checkpoints
+
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "partitioned")
 REFERENCE_PYTHON = os.environ.get("TFESTIMATOR_REFERENCE_PYTHON", "/work/ref215/bin/python")
 
@@ -103,6 +105,59 @@ def test_warm_start_into_other_parts_matches_the_original(resumed, tmp_path):
     _assert_variables_match(estimator.model_dir, EXPECTED[name]["variables_after_warm_start"])
 
 
+def test_vocab_info_remaps_the_rows_of_a_partitioned_embedding(tmp_path):
+    old_vocab, new_vocab = tmp_path / "old.txt", tmp_path / "new.txt"
+    old_vocab.write_text("".join(f"w{i}\n" for i in range(10)))
+    order = [3, 9, 0, 7, 1, 8, 2, 6, 4, 5]
+    new_vocab.write_text("".join(f"w{i}\n" for i in order))
+    vocab = tf.estimator.VocabInfo(str(new_vocab), 10, 0, str(old_vocab))
+    settings = tf.estimator.WarmStartSettings(
+        os.path.join(FIXTURES, "custom"), var_name_to_vocab_info={"emb": vocab}
+    )
+    warm = fixture.make_estimator(
+        tf.compat.v1.estimator,
+        "custom",
+        str(tmp_path / "warm"),
+        parts=fixture.WARM_START_PARTS,
+        warm_start_from=settings,
+    )
+    warm.train(fixture.train_input_fn("custom"), steps=1)
+    old = np.reshape(EXPECTED["custom"]["variables"]["emb"], (10, 4))
+    new = warm.get_variable_value("emb")
+    trained = set(fixture.make_data(48, 0)[0]["id"][: fixture.BATCH].tolist())
+    untouched = [row for row in range(10) if row not in trained]
+    assert untouched
+    np.testing.assert_allclose(new[untouched], old[np.array(order)[untouched]], atol=1e-6)
+
+
+def _serving_input_receiver_fn():
+    ids = tf.compat.v1.placeholder(tf.int64, [None], name="id")
+    tags = tf.compat.v1.placeholder(tf.int64, [None, 3], name="tags")
+    features = {"id": ids, "tags": tags}
+    return tf.estimator.export.ServingInputReceiver(features, features)
+
+
+def test_our_export_serves_and_warm_starts_other_parts(tmp_path):
+    model_dir = _copy_of_fixture("custom", str(tmp_path))
+    estimator = fixture.make_estimator(tf.compat.v1.estimator, "custom", model_dir)
+    export = estimator.export_saved_model(str(tmp_path / "export"), _serving_input_receiver_fn)
+    features, _ = fixture.make_data(20, 1)
+    serve = tf.saved_model.load(export).signatures["serving_default"]
+    served = serve(id=tf.constant(features["id"][:5]), tags=tf.constant(features["tags"][:5]))
+    np.testing.assert_allclose(
+        served["score"].numpy().tolist(), EXPECTED["custom"]["predict_first5"]["score"], atol=1e-4
+    )
+    warm = fixture.make_estimator(
+        tf.compat.v1.estimator,
+        "custom",
+        str(tmp_path / "warm"),
+        parts=fixture.WARM_START_PARTS,
+        warm_start_from=export,
+    )
+    warm.train(fixture.train_input_fn("custom"), steps=fixture.RESUME_STEPS)
+    _assert_variables_match(warm.model_dir, EXPECTED["custom"]["variables_after_warm_start"])
+
+
 def test_a_partitioned_variable_is_one_variable_to_the_user(resumed):
     name, estimator = resumed
     if name != "custom":
@@ -149,3 +204,10 @@ def test_the_original_reads_our_checkpoints(resumed, tmp_path):
     assert theirs["variable_names"] == estimator.get_variable_names()
     for key, value in theirs["evaluate"].items():
         assert float(ours[key]) == pytest.approx(value, abs=1e-5), key
+
+
+@pytest.mark.parametrize("name", fixture.MODELS)
+def test_the_originals_checkpoints_count_as_complete(name):
+    # The canned DNN and linear models saved each slot of a part as one slice
+    # of a key of its own: a checkpoint that holds less than the full shapes.
+    assert checkpoints.incomplete(tf.train.latest_checkpoint(os.path.join(FIXTURES, name))) is None

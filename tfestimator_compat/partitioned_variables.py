@@ -79,6 +79,23 @@ def dtype_of(entry):
     return (entry[0] if isinstance(entry, list) else entry).dtype
 
 
+def whole_from_parts(parts, full_shape):
+    """The whole value of a variable from its parts' values, in order, or None.
+
+    For an export of this package, which holds each part under its own name
+    (`emb/part_0`, ...): the parts are joined along the one axis where they
+    add up to `full_shape`.
+    """
+    shapes = [list(np.shape(part)) for part in parts]
+    for axis, size in enumerate(full_shape):
+        others = [shape[:axis] + shape[axis + 1 :] for shape in shapes]
+        if sum(shape[axis] for shape in shapes) == size and all(
+            other == full_shape[:axis] + full_shape[axis + 1 :] for other in others
+        ):
+            return np.concatenate(parts, axis=axis)
+    return None
+
+
 def assign(entry, value) -> None:
     """Sets a variable, or each part of a partitioned one, from the whole value."""
     if not isinstance(entry, list):

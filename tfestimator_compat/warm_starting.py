@@ -159,6 +159,17 @@ def _tensor_keys(reader):
     return keys
 
 
+def _whole_from_export(reader, keys, name, variable):
+    """`name`'s value joined from its parts (`name/part_0`, ...), which an export of
+    this package holds apart; None when there are none that make up `variable`."""
+    parts = []
+    while f"{name}/part_{len(parts)}" in keys:
+        parts.append(reader.get_tensor(keys[f"{name}/part_{len(parts)}"]))
+    if not parts:
+        return None
+    return partitioned_variables.whole_from_parts(parts, partitioned_variables.full_shape(variable))
+
+
 def warm_start(settings, store, trainable_names):
     """Assigns the selected variables from `settings.ckpt_to_initialize_from`."""
     checkpoint = _checkpoint_path(settings)
@@ -171,6 +182,12 @@ def warm_start(settings, store, trainable_names):
     for name, variable in partitioned_variables.by_checkpoint_name(selected).items():
         previous = settings.var_name_to_prev_var_name.get(name, name)
         vocab = settings.var_name_to_vocab_info.get(name)
+        whole = None
+        if previous not in shapes and vocab is None:
+            whole = _whole_from_export(reader, keys, previous, variable)
+        if whole is not None:
+            partitioned_variables.assign(variable, whole)
+            continue
         if previous not in shapes:
             raise ValueError(
                 f"Warm-starting variable {name!r}: tensor {previous!r} is not in "
