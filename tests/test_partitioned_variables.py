@@ -54,6 +54,19 @@ def _assert_variables_match(model_dir, expected):
             np.testing.assert_allclose(got[name], values, atol=1e-4, err_msg=name)
 
 
+def _warm_started(name, model_dir, warm_start_from, steps=fixture.RESUME_STEPS):
+    """A model with WARM_START_PARTS parts, warm-started and trained `steps` steps."""
+    estimator = fixture.make_estimator(
+        tf.compat.v1.estimator,
+        name,
+        model_dir,
+        parts=fixture.WARM_START_PARTS,
+        warm_start_from=warm_start_from,
+    )
+    estimator.train(fixture.train_input_fn(name), steps=steps)
+    return estimator
+
+
 @pytest.fixture(scope="module", params=MODELS)
 def resumed(request, tmp_path_factory):
     """(name, estimator): the fixture trained on here for RESUME_STEPS steps."""
@@ -94,15 +107,27 @@ def test_evaluate_and_predict_reproduce_the_original(resumed, tmp_path):
 
 def test_warm_start_into_other_parts_matches_the_original(resumed, tmp_path):
     name = resumed[0]
-    estimator = fixture.make_estimator(
-        tf.compat.v1.estimator,
-        name,
-        str(tmp_path / "warm"),
-        parts=fixture.WARM_START_PARTS,
-        warm_start_from=os.path.join(FIXTURES, name),
-    )
-    estimator.train(fixture.train_input_fn(name), steps=fixture.RESUME_STEPS)
+    estimator = _warm_started(name, str(tmp_path / "warm"), os.path.join(FIXTURES, name))
     _assert_variables_match(estimator.model_dir, EXPECTED[name]["variables_after_warm_start"])
+
+
+def test_init_from_checkpoint_loads_partitioned_variables_as_warm_starting_does(tmp_path):
+    model_fn = fixture.custom_model_fn(fixture.WARM_START_PARTS)
+    trainable = ["emb", "tags/weights", "sum/weights", "out/kernel", "out/bias"]
+
+    def initialized_model_fn(features, labels, mode):
+        spec = model_fn(features, labels, mode)
+        source = os.path.join(FIXTURES, "custom")
+        tf.compat.v1.train.init_from_checkpoint(source, {name: name for name in trainable})
+        return spec
+
+    estimator = tf.compat.v1.estimator.Estimator(
+        initialized_model_fn,
+        str(tmp_path / "initialized"),
+        config=tf.estimator.RunConfig(tf_random_seed=fixture.SEED),
+    )
+    estimator.train(fixture.train_input_fn("custom"), steps=fixture.RESUME_STEPS)
+    _assert_variables_match(estimator.model_dir, EXPECTED["custom"]["variables_after_warm_start"])
 
 
 def test_vocab_info_remaps_the_rows_of_a_partitioned_embedding(tmp_path):
@@ -114,14 +139,7 @@ def test_vocab_info_remaps_the_rows_of_a_partitioned_embedding(tmp_path):
     settings = tf.estimator.WarmStartSettings(
         os.path.join(FIXTURES, "custom"), var_name_to_vocab_info={"emb": vocab}
     )
-    warm = fixture.make_estimator(
-        tf.compat.v1.estimator,
-        "custom",
-        str(tmp_path / "warm"),
-        parts=fixture.WARM_START_PARTS,
-        warm_start_from=settings,
-    )
-    warm.train(fixture.train_input_fn("custom"), steps=1)
+    warm = _warm_started("custom", str(tmp_path / "warm"), settings, steps=1)
     old = np.reshape(EXPECTED["custom"]["variables"]["emb"], (10, 4))
     new = warm.get_variable_value("emb")
     trained = set(fixture.make_data(48, 0)[0]["id"][: fixture.BATCH].tolist())
@@ -147,14 +165,7 @@ def test_our_export_serves_and_warm_starts_other_parts(tmp_path):
     np.testing.assert_allclose(
         served["score"].numpy().tolist(), EXPECTED["custom"]["predict_first5"]["score"], atol=1e-4
     )
-    warm = fixture.make_estimator(
-        tf.compat.v1.estimator,
-        "custom",
-        str(tmp_path / "warm"),
-        parts=fixture.WARM_START_PARTS,
-        warm_start_from=export,
-    )
-    warm.train(fixture.train_input_fn("custom"), steps=fixture.RESUME_STEPS)
+    warm = _warm_started("custom", str(tmp_path / "warm"), export)
     _assert_variables_match(warm.model_dir, EXPECTED["custom"]["variables_after_warm_start"])
 
 
