@@ -49,7 +49,8 @@ def linear_logits(
     if training:
         bias = [v for v in variables if _saved_name(v).endswith("/bias_weights")]
         weights = [v for v in variables if not any(v is b for b in bias)]
-        add_linear_summaries(weights, bias[0] if bias else None, units)
+        # A partitioned bias is its parts, in order.
+        add_linear_summaries(weights, tf.concat(bias, axis=0) if bias else None, units)
     return logits, variables
 
 
