@@ -183,15 +183,28 @@ def test_a_partitioned_variable_is_one_variable_to_the_user(resumed):
     )
 
 
-def test_mirrored_strategy_resumes_with_the_originals_numbers(tmp_path):
-    model_dir = _copy_of_fixture("custom", str(tmp_path))
+# The V1 canned models' slot names (`t_0/Adagrad`) come from a variable creator
+# entered in the model_fn; under a strategy, TF1 optimizers make their slots in
+# a merge call, on the strategy's own thread, which does not see that creator.
+_V1_SLOT_NAMES_UNDER_STRATEGIES = pytest.mark.xfail(
+    strict=True,
+    raises=tf.errors.NotFoundError,
+    reason="V1 canned slots lose their t_<i>/part_<i> key under a strategy",
+)
+
+
+@pytest.mark.parametrize(
+    "name", ["custom", pytest.param("dnn_classifier", marks=_V1_SLOT_NAMES_UNDER_STRATEGIES)]
+)
+def test_mirrored_strategy_resumes_with_the_originals_numbers(name, tmp_path):
+    model_dir = _copy_of_fixture(name, str(tmp_path))
     config = tf.estimator.RunConfig(
         tf_random_seed=fixture.SEED, train_distribute=tf.distribute.MirroredStrategy(["/cpu:0"])
     )
-    estimator = fixture.make_estimator(tf.compat.v1.estimator, "custom", model_dir, config=config)
-    estimator.train(fixture.train_input_fn("custom"), steps=fixture.RESUME_STEPS)
-    _assert_variables_match(model_dir, EXPECTED["custom"]["variables_after_resume"])
-    assert _layout(model_dir) == _layout(os.path.join(FIXTURES, "custom"))
+    estimator = fixture.make_estimator(tf.compat.v1.estimator, name, model_dir, config=config)
+    estimator.train(fixture.train_input_fn(name), steps=fixture.RESUME_STEPS)
+    _assert_variables_match(model_dir, EXPECTED[name]["variables_after_resume"])
+    assert _layout(model_dir) == _layout(os.path.join(FIXTURES, name))
 
 
 @pytest.mark.slow
