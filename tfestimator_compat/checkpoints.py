@@ -11,12 +11,15 @@ at a complete checkpoint.
 """
 
 import os
+import re
 import time
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.core.framework import types_pb2
 
 from tfestimator_compat import logs
+from tfestimator_compat import partitioned_variables
 from tfestimator_compat.variable_store import per_device_copies
 
 CHECKPOINT_BASENAME = "model.ckpt"
@@ -110,12 +113,7 @@ def incomplete(prefix):
     data_files = tf.io.gfile.glob(prefix + ".data-*")
     if not data_files:
         return f"{prefix}.data-00000-of-00001 is missing"
-    dtypes = reader.get_variable_to_dtype_map()
-    expected = sum(
-        int(np.prod(shape)) * dtypes[name].size
-        for name, shape in reader.get_variable_to_shape_map().items()
-        if dtypes[name] != tf.string
-    )
+    expected = _data_bytes(reader)
     try:
         actual = sum(tf.io.gfile.stat(path).length for path in data_files)
     except tf.errors.NotFoundError:
@@ -123,6 +121,25 @@ def incomplete(prefix):
     if actual < expected:
         return f"{data_files[0]} is truncated ({actual} of at least {expected} bytes)"
     return None
+
+
+# How the index lists each stored tensor or slice: `<key> (DT_FLOAT) [4,3]`.
+_INDEX_ENTRY = re.compile(rb" \((DT_[A-Z0-9_]+)\) \[([0-9,]*)\]\n")
+
+
+def _data_bytes(reader):
+    """The bytes of tensor data a checkpoint's index promises (strings aside).
+
+    Counted per stored entry: a variable saved in slices may not hold every
+    slice of its full shape under one key (the original's canned estimators
+    saved a partitioned variable's slots that way).
+    """
+    total = 0
+    for dtype_name, shape in _INDEX_ENTRY.findall(reader.debug_string()):
+        dtype = tf.as_dtype(types_pb2.DataType.Value(dtype_name.decode()))
+        if dtype != tf.string:
+            total += int(np.prod([int(size) for size in shape.split(b",") if size])) * dtype.size
+    return total
 
 
 def global_step_of(checkpoint_path):
@@ -149,6 +166,7 @@ def check_restorable(checkpoint_path, variables):
     reader = tf.train.load_checkpoint(checkpoint_path)
     shapes = reader.get_variable_to_shape_map()
     dtypes = reader.get_variable_to_dtype_map()
+    variables = partitioned_variables.by_checkpoint_name(variables)
     missing = sorted(name for name in variables if name not in shapes)
     if missing:
         raise tf.errors.NotFoundError(
@@ -162,15 +180,16 @@ def check_restorable(checkpoint_path, variables):
     problems = []
     for name, variable in variables.items():
         # A variable made with `validate_shape=False` takes whatever shape was saved.
-        model_shape = variable.shape.as_list() if variable.shape.rank is not None else None
+        model_shape = partitioned_variables.full_shape(variable)
+        model_dtype = partitioned_variables.dtype_of(variable)
         if model_shape is not None and shapes[name] != model_shape:
             problems.append(
                 f"{name}: shape {shapes[name]} in the checkpoint, {model_shape} in the model"
             )
-        elif dtypes[name].base_dtype != variable.dtype.base_dtype:
+        elif dtypes[name].base_dtype != model_dtype.base_dtype:
             problems.append(
                 f"{name}: dtype {dtypes[name].name} in the checkpoint, "
-                f"{variable.dtype.name} in the model"
+                f"{model_dtype.name} in the model"
             )
     if problems:
         raise CheckpointMismatchError(
@@ -220,9 +239,17 @@ def saveable(variables):
 
     A distributed variable (one copy per device, kept equal by its strategy)
     is saved as its first copy, under its one TF1 name, as the original wrote
-    it; `restore` loads that copy and sets the others from it.
+    it; `restore` loads that copy and sets the others from it. The parts of a
+    partitioned variable are saved as slices of it, under its name.
     """
-    return {name: per_device_copies(variable)[0] for name, variable in variables.items()}
+    saved = {}
+    for name, entry in partitioned_variables.by_checkpoint_name(variables).items():
+        if isinstance(entry, list):
+            parts = [per_device_copies(part)[0] for part in entry]
+            saved.update(partitioned_variables.slice_saveables(name, parts))
+        else:
+            saved[name] = per_device_copies(entry)[0]
+    return saved
 
 
 class CheckpointSaver:

@@ -187,9 +187,11 @@ def _tf_variable(variable):
 
 
 class _OpName:
-    """What `global_step.op` gives TF1 code, which only reads its name."""
+    """What `variable.op` gives TF1 code, which reads its name (and a graph,
+    that v1 optimizers pair with the name to key a variable's slots)."""
 
     type = "VarHandleOp"
+    graph = None
 
     def __init__(self, name):
         self.name = name
@@ -205,14 +207,14 @@ def _seen_from_traces(variable, name):
     (`LoggingTensorHook({"w": w})`), and they name things after the global
     step's op (`StepCounterHook` writes `global_step/sec`). The variable's
     class becomes a subclass that answers `.graph` with the graph being
-    traced, and, for the global step only, `.op` with an object carrying its
-    name (optimizers key slots by `op` when a variable has one); its
-    initializer is an op of that graph (`variable_initializers`). Eagerly,
-    everything behaves as before.
+    traced, and `.op` with an object carrying its name: for the global step
+    in a trace, and always for the parts of a partitioned variable (TF1
+    optimizers name a part's slot after its op, under `init_scope`); other
+    variables keep having no `.op`. Its initializer is an op of the graph being
+    traced (`variable_initializers`). Eagerly, everything behaves as before.
     """
     base = type(variable)
-    with_op = name == tf.compat.v1.GraphKeys.GLOBAL_STEP
-    if (base, with_op) not in _SEEN_FROM_TRACES:
+    if base not in _SEEN_FROM_TRACES:
 
         def graph(self):
             if tf.executing_eagerly():
@@ -220,15 +222,19 @@ def _seen_from_traces(variable, name):
             return tf.compat.v1.get_default_graph()
 
         def op(self):
-            if tf.executing_eagerly():
-                return base.op.__get__(self)
-            return _OpName(self._tf1_name)
+            if getattr(self, "_save_slice_info", None) or (
+                self._tf1_name == tf.compat.v1.GraphKeys.GLOBAL_STEP and not tf.executing_eagerly()
+            ):
+                return _OpName(self._tf1_name)
+            return base.op.__get__(self)
 
-        members = {"graph": property(graph), **variable_initializers.graph_mode_members(base)}
-        if with_op:
-            members["op"] = property(op)
-        _SEEN_FROM_TRACES[base, with_op] = type(base.__name__, (base,), members)
-    variable.__class__ = _SEEN_FROM_TRACES[base, with_op]
+        members = {
+            "graph": property(graph),
+            "op": property(op),
+            **variable_initializers.graph_mode_members(base),
+        }
+        _SEEN_FROM_TRACES[base] = type(base.__name__, (base,), members)
+    variable.__class__ = _SEEN_FROM_TRACES[base]
     variable._tf1_name = name
     return variable
 

@@ -11,6 +11,8 @@ import re
 import tensorflow as tf
 from tensorflow.python.training import warm_starting_util
 
+from tfestimator_compat import partitioned_variables
+
 VocabInfo = tf.compat.v1.train.VocabInfo
 
 
@@ -105,7 +107,12 @@ def _selected(settings, store, trainable_names):
     wanted = settings.vars_to_warm_start
     all_names = list(store.global_variables())
     if wanted is None:
-        return [name for name in trainable_names if name in settings.var_name_to_vocab_info]
+        return [
+            name
+            for name in trainable_names
+            if partitioned_variables.checkpoint_name(name, store.get(name))
+            in settings.var_name_to_vocab_info
+        ]
     if isinstance(wanted, str):
         return [name for name in trainable_names if re.match(wanted, name)]
     if isinstance(wanted, (list, tuple)) and all(isinstance(w, str) for w in wanted):
@@ -152,6 +159,17 @@ def _tensor_keys(reader):
     return keys
 
 
+def _whole_from_export(reader, keys, name, variable):
+    """`name`'s value joined from its parts (`name/part_0`, ...), which an export of
+    this package holds apart; None when there are none that make up `variable`."""
+    parts = []
+    while f"{name}/part_{len(parts)}" in keys:
+        parts.append(reader.get_tensor(keys[f"{name}/part_{len(parts)}"]))
+    if not parts:
+        return None
+    return partitioned_variables.whole_from_parts(parts, partitioned_variables.full_shape(variable))
+
+
 def warm_start(settings, store, trainable_names):
     """Assigns the selected variables from `settings.ckpt_to_initialize_from`."""
     checkpoint = _checkpoint_path(settings)
@@ -159,10 +177,17 @@ def warm_start(settings, store, trainable_names):
     keys = _tensor_keys(reader)
     shapes = {name: reader.get_variable_to_shape_map()[key] for name, key in keys.items()}
     tf.compat.v1.logging.info("Warm-starting with WarmStartSettings: %s", settings)
-    for name in _selected(settings, store, trainable_names):
-        variable = store.get(name)
+    selected = {name: store.get(name) for name in _selected(settings, store, trainable_names)}
+    # A partitioned variable is warm-started whole, by its name, as TF1 did.
+    for name, variable in partitioned_variables.by_checkpoint_name(selected).items():
         previous = settings.var_name_to_prev_var_name.get(name, name)
         vocab = settings.var_name_to_vocab_info.get(name)
+        whole = None
+        if previous not in shapes and vocab is None:
+            whole = _whole_from_export(reader, keys, previous, variable)
+        if whole is not None:
+            partitioned_variables.assign(variable, whole)
+            continue
         if previous not in shapes:
             raise ValueError(
                 f"Warm-starting variable {name!r}: tensor {previous!r} is not in "
@@ -183,11 +208,12 @@ def warm_start(settings, store, trainable_names):
                 axis=vocab.axis,
             )
             continue
-        if shapes[previous] != variable.shape.as_list():
+        model_shape = partitioned_variables.full_shape(variable)
+        if shapes[previous] != model_shape:
             raise ValueError(
                 f"Warm-starting variable {name!r} from {previous!r}: shape "
                 f"{shapes[previous]} in checkpoint {checkpoint}, "
-                f"{variable.shape.as_list()} in the model."
+                f"{model_shape} in the model."
             )
-        variable.assign(tf.cast(reader.get_tensor(keys[previous]), variable.dtype))
+        partitioned_variables.assign(variable, reader.get_tensor(keys[previous]))
         tf.compat.v1.logging.debug("Warm-started %s from %s", name, previous)

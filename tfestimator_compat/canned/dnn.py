@@ -34,8 +34,11 @@ def dnn_logits(
     activation_fn=tf.nn.relu,
     dropout=None,
     batch_norm=False,
+    input_layer_partitioner=None,
 ):
     """Builds the network under the variable scope `dnn`.
+
+    `input_layer_partitioner` partitions the feature columns' variables.
 
     Returns:
         `(logits, trainable_variables, update_ops)`: the update ops keep the
@@ -43,7 +46,15 @@ def dnn_logits(
     """
     with tf.compat.v1.variable_scope("dnn") as scope:
         logits, update_ops = dnn_network(
-            features, mode, units, hidden_units, feature_columns, activation_fn, dropout, batch_norm
+            features,
+            mode,
+            units,
+            hidden_units,
+            feature_columns,
+            activation_fn,
+            dropout,
+            batch_norm,
+            input_layer_partitioner,
         )
     variables = tf.compat.v1.get_collection(
         tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, scope=scope.name + "/"
@@ -52,7 +63,15 @@ def dnn_logits(
 
 
 def dnn_network(
-    features, mode, units, hidden_units, feature_columns, activation_fn, dropout, batch_norm
+    features,
+    mode,
+    units,
+    hidden_units,
+    feature_columns,
+    activation_fn,
+    dropout,
+    batch_norm,
+    input_layer_partitioner=None,
 ):
     """The network of `dnn_logits`, built in the current variable scope.
 
@@ -64,7 +83,7 @@ def dnn_network(
     training = mode == ModeKeys.TRAIN
     activation = keras.activations.get(activation_fn)
     update_ops = []
-    net = feature_layers.dense_input(features, feature_columns)
+    net = feature_layers.dense_input(features, feature_columns, partitioner=input_layer_partitioner)
     for index, width in enumerate(hidden_units):
         layer_name = f"hiddenlayer_{index}"
         with tf.compat.v1.variable_scope(layer_name):
@@ -130,6 +149,7 @@ def dnn_model_fn(
     activation_fn=tf.nn.relu,
     dropout=None,
     batch_norm=False,
+    input_layer_partitioner=None,
 ):
     """The `model_fn` of the DNN estimators: `head` on the network's logits."""
     feature_layers.validate_features(features)
@@ -142,6 +162,7 @@ def dnn_model_fn(
         activation_fn=activation_fn,
         dropout=dropout,
         batch_norm=batch_norm,
+        input_layer_partitioner=input_layer_partitioner,
     )
     if mode == ModeKeys.TRAIN:
         optimizer = optimizers.get_optimizer(optimizer)

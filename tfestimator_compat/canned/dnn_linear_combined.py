@@ -47,6 +47,7 @@ def dnn_linear_combined_model_fn(
     dnn_dropout=None,
     batch_norm=False,
     linear_sparse_combiner="sum",
+    input_layer_partitioner=None,
 ):
     """The `model_fn` of the combined estimators: `head` on the summed logits."""
     feature_layers.validate_features(features)
@@ -68,6 +69,7 @@ def dnn_linear_combined_model_fn(
             activation_fn=dnn_activation_fn,
             dropout=dnn_dropout,
             batch_norm=batch_norm,
+            input_layer_partitioner=input_layer_partitioner,
         )
         parts.append((logits, variables, update_ops, dnn_optimizer, DNN_LEARNING_RATE))
     if linear_feature_columns:
@@ -77,6 +79,7 @@ def dnn_linear_combined_model_fn(
             head.logits_dimension,
             linear_sparse_combiner,
             training,
+            partitioner=input_layer_partitioner,
         )
         if training:
             add_layer_summary(logits, "linear", "linear")

@@ -48,11 +48,12 @@ def _quiet():
         yield
 
 
-def dense_input(features, feature_columns, trainable=True):
+def dense_input(features, feature_columns, trainable=True, partitioner=None):
     """The columns' dense values concatenated: `[batch, sum of column widths]`.
 
     Called inside a variable scope (`dnn`), variables go to
-    `<scope>/input_from_feature_columns/input_layer/...` as in the original.
+    `<scope>/input_from_feature_columns/input_layer/...` as in the original,
+    partitioned by `partitioner` when one is given.
     Columns are concatenated in the order of their names, as `DenseFeatures`
     and `input_layer` both did.
     """
@@ -62,7 +63,7 @@ def dense_input(features, feature_columns, trainable=True):
     outputs = {}
     with _quiet():
         if others:
-            with tf.compat.v1.variable_scope("input_from_feature_columns"):
+            with tf.compat.v1.variable_scope("input_from_feature_columns", partitioner=partitioner):
                 tf.compat.v1.feature_column.input_layer(
                     features, others, trainable=trainable, cols_to_output_tensors=outputs
                 )

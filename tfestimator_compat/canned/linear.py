@@ -11,6 +11,7 @@ import math
 
 import tensorflow as tf
 
+from tfestimator_compat import partitioned_variables
 from tfestimator_compat.canned import feature_layers
 from tfestimator_compat.canned import keras2_optimizers
 from tfestimator_compat.canned import optimizers
@@ -31,13 +32,16 @@ def default_linear_optimizer(feature_columns, max_learning_rate=LEARNING_RATE):
     )
 
 
-def linear_logits(features, feature_columns, units, sparse_combiner="sum", training=False):
-    """Builds the linear model under the variable scope `linear`.
+def linear_logits(
+    features, feature_columns, units, sparse_combiner="sum", training=False, partitioner=None
+):
+    """Builds the linear model under the variable scope `linear`, its variables
+    partitioned by `partitioner` when one is given.
 
     Returns:
         `(logits, trainable_variables)`.
     """
-    with tf.compat.v1.variable_scope("linear") as scope:
+    with tf.compat.v1.variable_scope("linear", partitioner=partitioner) as scope:
         logits = feature_layers.linear_logits(features, feature_columns, units, sparse_combiner)
     variables = tf.compat.v1.get_collection(
         tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, scope=scope.name + "/"
@@ -49,9 +53,15 @@ def linear_logits(features, feature_columns, units, sparse_combiner="sum", train
 
 def summarize_linear_model(variables, units):
     """The bias and `fraction_of_zero_weights` summaries of the linear model's `variables`."""
-    bias = [v for v in variables if v.name.split(":")[0].endswith("/bias_weights")]
+    bias = [v for v in variables if _saved_name(v).endswith("/bias_weights")]
     weights = [v for v in variables if not any(v is b for b in bias)]
-    add_linear_summaries(weights, bias[0] if bias else None, units)
+    # A partitioned bias is its parts, in order.
+    add_linear_summaries(weights, tf.concat(bias, axis=0) if bias else None, units)
+
+
+def _saved_name(variable):
+    """`linear/linear_model/bias_weights`, also for its part `.../bias_weights/part_0`."""
+    return partitioned_variables.checkpoint_name(variable.name.split(":")[0], variable)
 
 
 def linear_model_fn(
@@ -62,12 +72,13 @@ def linear_model_fn(
     feature_columns,
     optimizer="Ftrl",
     sparse_combiner="sum",
+    partitioner=None,
 ):
     """The `model_fn` of the linear estimators: `head` on the linear logits."""
     feature_layers.validate_features(features)
     training = mode == ModeKeys.TRAIN
     logits, variables = linear_logits(
-        features, feature_columns, head.logits_dimension, sparse_combiner, training
+        features, feature_columns, head.logits_dimension, sparse_combiner, training, partitioner
     )
     if training:
         optimizer = optimizers.get_optimizer(

@@ -75,11 +75,13 @@ def _v1_model_fn(model_fn, head_scope, slot_part=None):
     return v1_model_fn
 
 
-def _accept_partitioner(partitioner, argument):
-    """TF1 partitioned variables over parameter servers; one part is what a single
-    machine got, and is what is built here."""
+def _checked_partitioner(partitioner, argument):
+    """`partitioner`, once known to be one. Without one, the original's default
+    (`min_max_variable_partitioner` sized by the parameter servers) made one part
+    on a machine without them: a whole variable, as built here."""
     if partitioner is not None and not callable(partitioner):
         raise ValueError(f"{argument} must be a partitioner (a callable). Given: {partitioner}")
+    return partitioner
 
 
 class DNNEstimator(Estimator):
@@ -89,8 +91,9 @@ class DNNEstimator(Estimator):
         optimizer: 'Adagrad' (default, at 0.05), 'Adam', 'Ftrl', 'RMSProp' or
             'SGD' at learning rate 0.05, a `tf.compat.v1.train.Optimizer`, or a
             callable returning one.
-        input_layer_partitioner: accepted for compatibility; every variable is
-            one part, as on a machine without parameter servers.
+        input_layer_partitioner: partitions the feature columns' variables
+            (e.g. `tf.compat.v1.fixed_size_partitioner(4)`); they are saved
+            whole, in slices, as the original saved them.
     """
 
     def __init__(
@@ -107,10 +110,12 @@ class DNNEstimator(Estimator):
         warm_start_from=None,
         batch_norm=False,
     ):
-        _accept_partitioner(input_layer_partitioner, "input_layer_partitioner")
         feature_columns = feature_layers.validate_feature_columns(feature_columns)
         model_fn = functools.partial(
             dnn_model_fn,
+            input_layer_partitioner=_checked_partitioner(
+                input_layer_partitioner, "input_layer_partitioner"
+            ),
             head=head,
             hidden_units=hidden_units,
             feature_columns=feature_columns,
@@ -225,8 +230,9 @@ class LinearEstimator(Estimator):
         optimizer: 'Ftrl' (default), 'Adagrad', 'Adam', 'RMSProp' or 'SGD' at
             learning rate 0.2, a `tf.compat.v1.train.Optimizer`, or a callable
             returning one. None: FTRL at `min(0.2, 1 / sqrt(len(feature_columns)))`.
-        partitioner: accepted for compatibility; every variable is one part,
-            as on a machine without parameter servers.
+        partitioner: partitions the model's variables (e.g.
+            `tf.compat.v1.fixed_size_partitioner(4)`); they are saved whole,
+            in slices, as the original saved them.
     """
 
     def __init__(
@@ -240,7 +246,6 @@ class LinearEstimator(Estimator):
         sparse_combiner="sum",
         warm_start_from=None,
     ):
-        _accept_partitioner(partitioner, "partitioner")
         feature_columns = feature_layers.validate_feature_columns(feature_columns)
         if optimizer:
             learning_rate = _LINEAR_LEARNING_RATE
@@ -253,6 +258,7 @@ class LinearEstimator(Estimator):
             feature_columns=feature_columns,
             optimizer=_tf1_optimizer(optimizer, learning_rate),
             sparse_combiner=sparse_combiner,
+            partitioner=_checked_partitioner(partitioner, "partitioner"),
         )
         super().__init__(
             model_fn=_v1_model_fn(model_fn, "linear/head", v1_variables.VARIABLE_SCOPE_PART),
@@ -337,7 +343,8 @@ class DNNLinearCombinedEstimator(Estimator):
     Args are those of `tf.estimator.DNNLinearCombinedEstimator`, except that
     the optimizers are TF1's: names get FTRL's learning rate
     `min(0.005, 1 / sqrt(len(linear_feature_columns)))` and the DNN's 0.001,
-    and `input_layer_partitioner` is accepted (every variable is one part).
+    and `input_layer_partitioner` partitions the variables of the feature
+    columns in both parts, saved whole, in slices, as the original saved them.
     """
 
     def __init__(
@@ -357,7 +364,6 @@ class DNNLinearCombinedEstimator(Estimator):
         linear_sparse_combiner="sum",
         warm_start_from=None,
     ):
-        _accept_partitioner(input_layer_partitioner, "input_layer_partitioner")
         linear_feature_columns = list(linear_feature_columns or [])
         dnn_feature_columns = list(dnn_feature_columns or [])
         if not linear_feature_columns and not dnn_feature_columns:
@@ -377,6 +383,9 @@ class DNNLinearCombinedEstimator(Estimator):
             dnn_dropout=dnn_dropout,
             batch_norm=batch_norm,
             linear_sparse_combiner=linear_sparse_combiner,
+            input_layer_partitioner=_checked_partitioner(
+                input_layer_partitioner, "input_layer_partitioner"
+            ),
         )
         super().__init__(
             model_fn=_v1_model_fn(model_fn, "head"),

@@ -1,28 +1,34 @@
 """The checkpoint names of the `tf.compat.v1.estimator` canned estimators' optimizer state.
 
 TF1's canned estimators built their model under a variable partitioner
-(`min_max_variable_partitioner`, sized by the number of parameter servers).
-Without parameter servers every variable is a single part, saved under its
-own name (`dnn/logits/kernel`), but the optimizer slots kept the part in
-their key: `dnn/logits/kernel/t_0/Adagrad` for the DNN models (built with
-Keras layers), `linear/linear_model/x/weights/part_0/Ftrl` for the linear
-ones. Adam's step-count powers were made in the head's name scope
+(`min_max_variable_partitioner`, sized by the number of parameter servers, or
+the `partitioner` / `input_layer_partitioner` given). Every variable was saved
+under its own name (`dnn/logits/kernel`), as one slice per part when it had
+several, but the optimizer slots kept the part in their key: the slot of part
+`i` was `dnn/logits/kernel/t_<i>/Adagrad` in the DNN models (built with Keras
+layers) and `linear/linear_model/x/weights/part_<i>/Ftrl` in the linear ones,
+each holding that part's slice; the combined models named slots after the
+variable alone. Adam's step-count powers were made in the head's name scope
 (`dnn/head/beta1_power`, `linear/head/...`; `head/...` for the combined and
-baseline models, whose heads were outside the model's scope). The variables
-here stay whole; these names are what they are saved and restored under, so
+baseline models, whose heads were outside the model's scope). Variables the
+user did not ask to partition stay whole here (the original's single part);
+these names are what they and their slots are saved and restored under, so
 checkpoints move both ways.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 
 import tensorflow as tf
 
-# What `tf.compat.v1.train.min_max_variable_partitioner` named the only part,
-# by how the variable was made.
-KERAS_LAYER_PART = "t_0"
-VARIABLE_SCOPE_PART = "part_0"
+# What the original put between a variable's name and its slot's, before the
+# part's index, by how the variable was made.
+KERAS_LAYER_PART = "t"
+VARIABLE_SCOPE_PART = "part"
+# The name TF1 gives the parts of a partitioned variable.
+_PARTITION_PART = re.compile(r".*/part_(\d+)")
 
 
 @contextlib.contextmanager
@@ -34,7 +40,8 @@ def tf1_optimizer_names(head_scope: str, slot_part: str | None = None):
             (`dnn/head`, `linear/head`, `head`), where the optimizer's own
             variables (Adam's `beta1_power`) went.
         slot_part: the part inserted between a variable's name and its slot's
-            (`t_0`, `part_0`), or None for slots named after the variable alone.
+            (`t`, `part`, followed by the part's index), or None for slots
+            named after the variable alone.
     """
 
     def creator(next_creator, **kwargs):
@@ -50,13 +57,20 @@ def tf1_optimizer_names(head_scope: str, slot_part: str | None = None):
 
 
 def _slot_name(name, slot_part):
-    """`.../kernel/Adagrad/` -> `.../kernel/<slot_part>/Adagrad/`."""
+    """`.../kernel/Adagrad/` -> `.../kernel/<slot_part>_0/Adagrad/`.
+
+    The slot of a part (`.../weights/part_1/Ftrl/`) gets that part's index
+    (`.../weights/part_1/<slot_part>_1/Ftrl/`): TF1 names a part's slot after
+    what follows the part's own name, so it is saved as a slice of
+    `.../weights/<slot_part>_1/Ftrl`.
+    """
     if slot_part is None:
         return name
     primary, _, slot = name.rstrip("/").rpartition("/")
-    if not primary or primary.endswith("/" + slot_part):
+    if not primary:
         return name
-    return f"{primary}/{slot_part}/{slot}/"
+    part = _PARTITION_PART.fullmatch(primary)
+    return f"{primary}/{slot_part}_{part.group(1) if part else 0}/{slot}/"
 
 
 def _is_optimizer_non_slot(name, kwargs):
