@@ -39,6 +39,21 @@ def test_the_extras_install_tensorflow_of_a_supported_version():
     extras = _project()["optional-dependencies"]
     assert any(r.startswith("tensorflow>=2.16") for r in extras["tensorflow"])
     assert any(r.startswith("tensorflow-cpu>=2.16") for r in extras["cpu"])
+    for extra in ("tensorflow", "cpu", "test"):
+        assert "keras>=3.7" in extras[extra], "the Keras floor requirements.MINIMUM_KERAS names"
+
+
+@pytest.mark.parametrize(
+    "version, refused", [("3.0.5", True), ("3.6.0", True), ("3.7.0", False), ("3.15.1", False)]
+)
+def test_keras_older_than_the_minimum_is_refused_with_the_upgrade_to_run(version, refused):
+    from tfestimator_compat import requirements
+
+    if refused:
+        with pytest.raises(ImportError, match=r"pip install 'keras>=3\.7'"):
+            requirements.check_keras(version)
+    else:
+        requirements.check_keras(version)
 
 
 def test_without_tensorflow_the_import_names_what_to_install():

@@ -17,6 +17,10 @@ if native_estimator.tensorflow_has_estimator():
     from tfestimator_compat.native_estimator import __all__  # noqa: F401
     from tfestimator_compat.native_estimator import model_to_estimator  # noqa: F401
 else:
+    from tfestimator_compat.requirements import check_keras
+
+    check_keras()
+
     from tfestimator_compat.api import *  # noqa: F403
     from tfestimator_compat.api import __all__  # noqa: F401
 

@@ -8,6 +8,7 @@ so an environment without one gets this error instead of a bare
 """
 
 import importlib.util
+import re
 
 INSTALL_HINT = (
     "tfestimator_compat needs TensorFlow >= 2.16, and this environment has none. "
@@ -24,3 +25,25 @@ def check_tensorflow():
         found = False
     if not found:
         raise ImportError(INSTALL_HINT, name="tensorflow")
+
+
+# Older Keras 3 releases (3.0-3.6, which TensorFlow 2.16 accepts) make Keras
+# metric variables global and create layer variables from tensors, so
+# canned-estimator checkpoints and Keras layers in a model_fn fail there.
+MINIMUM_KERAS = (3, 7)
+
+
+def check_keras(version=None):
+    """Raises ImportError naming the upgrade when Keras is older than `MINIMUM_KERAS`."""
+    if version is None:
+        import keras
+
+        version = keras.__version__
+    numbers = tuple(int(part) for part in re.findall(r"\d+", version)[:2])
+    if numbers < MINIMUM_KERAS:
+        wanted = ".".join(map(str, MINIMUM_KERAS))
+        raise ImportError(
+            f"tfestimator_compat needs Keras >= {wanted} with TensorFlow >= 2.16, and this "
+            f"environment has Keras {version}. Upgrade it: pip install 'keras>={wanted}'.",
+            name="keras",
+        )
