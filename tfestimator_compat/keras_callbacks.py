@@ -22,6 +22,8 @@ stops training after that step, and the final checkpoint is saved.
 import keras
 import numpy as np
 
+from tfestimator_compat import keras_flavours
+
 _TRAIN_BATCH_METHODS = (
     "on_train_batch_begin",
     "on_train_batch_end",
@@ -103,9 +105,8 @@ def scalar_logs(values, prefix=""):
 
 def _any_defines(callbacks, methods):
     """Whether a callback defines any of `methods` itself (the base class's do nothing)."""
-    base = keras.callbacks.Callback
     return any(
-        getattr(type(callback), name) is not getattr(base, name)
+        getattr(type(callback), name) is not getattr(keras_flavours.callback_base(callback), name)
         for callback in callbacks
         for name in methods
     )

@@ -13,13 +13,13 @@ so the Keras step functions can call it like any TF2 function.
 import contextlib
 import inspect
 
-import keras
 import tensorflow as tf
 from tensorflow.python.trackable import resource
 from tensorflow.python.training import training_util
 
 from tfestimator_compat import distribution
 from tfestimator_compat import fn_args
+from tfestimator_compat import keras_flavours
 from tfestimator_compat import keras_optimizers_in_graph as keras_optimizers
 from tfestimator_compat import logs
 from tfestimator_compat.input_structure import flat_tensors
@@ -231,7 +231,7 @@ class ModelFnGraph:
         if self.mode != ModeKeys.EVAL:
             return values, updates
         for name, metric in spec.eval_metric_ops.items():
-            if isinstance(metric, keras.metrics.Metric):
+            if keras_flavours.is_metric(metric):
                 self._store.mark_local(metric.variables)
                 metric_updates = self._ops_writing(metric.variables)
                 if not metric_updates:
