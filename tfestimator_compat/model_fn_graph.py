@@ -38,6 +38,7 @@ _WRITE_OPS = frozenset(
         "ResourceScatterUpdate",
     }
 )
+_READ_OPS = frozenset({"ReadVariableOp", "ResourceGather"})
 
 
 def placeholders_for(spec):
@@ -180,10 +181,31 @@ class ModelFnGraph:
         """
         with tf.name_scope("global_step/"):
             read = tf.identity(self.global_step.read_value(), name="read_for_hooks")
-        for op in self._ops_writing([self.global_step]):
-            op._add_control_input(read.op)
         tf.compat.v1.add_to_collection(training_util.GLOBAL_STEP_READ_KEY, read)
         self.global_step_read = read
+        self._order_global_step_reads()
+
+    def _order_global_step_reads(self):
+        """Makes every read of the global step run before the ops that advance it.
+
+        A TF1 graph orders only what data or control dependencies order, and
+        the model_fn's own reads of the global step (a host_call's
+        `tf.reshape(global_step, [1])`, a logged `tf.identity(global_step)`)
+        have none with the train op's increment: in the original they mostly
+        saw the step the run started at, and under load sometimes the next
+        one, so summaries came out with repeated and missing steps. Each read
+        that does not already wait for an increment is put before it, so all
+        of them see the step the run started at. Reads the model_fn ordered
+        after the train op (through `tf.control_dependencies`) keep that order.
+        """
+        writes = self._ops_writing([self.global_step])
+        if not writes:
+            return
+        after_writes = _downstream(writes)
+        for read in self._ops_using([self.global_step], _READ_OPS):
+            if read not in after_writes:
+                for write in writes:
+                    write._add_control_input(read)
 
     def _initialize_tables_before_use(self, graph):
         """Makes every use of a TF1 lookup table wait for the table's initializer.
@@ -245,13 +267,17 @@ class ModelFnGraph:
         return values, updates
 
     def _ops_writing(self, variables):
+        return self._ops_using(variables, _WRITE_OPS)
+
+    def _ops_using(self, variables, op_types):
+        """The ops of `op_types` in the default graph that take one of `variables`."""
         graph = tf.compat.v1.get_default_graph()
         handles = {id(handle) for v in variables for handle in _handles(v)}
         internal = {id(inner) for outer, inner in graph.captures if id(outer) in handles}
         return [
             op
             for op in graph.get_operations()
-            if op.type in _WRITE_OPS and op.inputs and id(op.inputs[0]) in internal
+            if op.type in op_types and op.inputs and id(op.inputs[0]) in internal
         ]
 
     @contextlib.contextmanager
@@ -352,6 +378,19 @@ def cache_key(structure):
     """
     objects = tuple(id(x) for x in tf.nest.flatten(structure))
     return objects, repr(tf.nest.map_structure(lambda _: None, structure))
+
+
+def _downstream(ops):
+    """`ops` and every op that waits for one of them, through data or control edges."""
+    seen, pending = set(), list(ops)
+    while pending:
+        op = pending.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        pending.extend(consumer for output in op.outputs for consumer in output.consumers())
+        pending.extend(op._control_outputs)
+    return seen
 
 
 def _handles(variable):
