@@ -5,6 +5,9 @@ import tensorflow as tf
 
 import tfestimator_compat as est
 
+# tf_keras with TF_USE_LEGACY_KERAS=1: `tf.keras` names are tf_keras's own classes.
+LEGACY_KERAS_MODE = tf.keras.layers.Dense.__module__.startswith("tf_keras")
+
 
 def linear_data(n=64, seed=0):
     rng = np.random.RandomState(seed)

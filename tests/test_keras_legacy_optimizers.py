@@ -1,4 +1,4 @@
-"""`tf.keras.optimizers.legacy`: the Keras 2 optimizers estimator programs of 2.11-2.15 used.
+"""`legacy_optimizers`: the Keras 2 optimizers estimator programs of 2.11-2.15 used.
 
 Model dirs written by tensorflow-estimator 2.15 with legacy optimizers
 (`fixtures/keras2_legacy/make_fixture.py`) resume here with the original's
@@ -14,10 +14,12 @@ import shutil
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import LEGACY_KERAS_MODE
 from helpers import fixture_generator
 
 import tfestimator_compat as est
 from tfestimator_compat.canned import keras2_optimizers
+from tfestimator_compat.keras_legacy import optimizers as legacy_optimizers
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "keras2_legacy")
 LEGACY_NAMES = ("Adadelta", "Adagrad", "Adam", "Adamax", "Ftrl", "Nadam", "RMSprop", "SGD")
@@ -32,6 +34,9 @@ def expected():
         return json.load(f)
 
 
+@pytest.mark.skipif(
+    LEGACY_KERAS_MODE, reason="tf.keras is tf_keras, whose own legacy optimizers stay"
+)
 def test_the_legacy_names_are_the_shims_optimizers():
     legacy = tf.keras.optimizers.legacy
     for name in LEGACY_NAMES:
@@ -95,7 +100,7 @@ def _custom_model_fn(features, labels, mode, params):
 
 @pytest.mark.parametrize("how", ["get_updates", "minimize", "apply_gradients"])
 def test_a_custom_model_fn_trains_with_a_legacy_optimizer(how, model_dir):
-    params = {"optimizer": lambda: tf.keras.optimizers.legacy.Adam(0.05), "how": how}
+    params = {"optimizer": lambda: legacy_optimizers.Adam(0.05), "how": how}
     estimator = est.Estimator(_custom_model_fn, model_dir, params=params)
     before = estimator.train(_regression_input_fn, steps=1).evaluate(_regression_input_fn, steps=4)
     estimator.train(_regression_input_fn, steps=60)
@@ -124,7 +129,7 @@ def test_every_legacy_optimizer_steps_as_the_original(key):
     """Dense and sparse (embedding) updates, against what TF 2.15 computed."""
     with open(os.path.join(FIXTURES, "eager_steps.json")) as f:
         expected = json.load(f)[key]
-    cls = getattr(tf.keras.optimizers.legacy, key.split("_")[0])
+    cls = getattr(legacy_optimizers, key.split("_")[0])
     weight, table = eager_steps.train(cls(**eager_steps.ARGUMENTS[key]))
     np.testing.assert_allclose(weight, expected["weight"], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(table, expected["table"], rtol=1e-5, atol=1e-6)
@@ -137,8 +142,8 @@ def test_rmsprop_sparse_update_reads_the_accumulator_after_adding_to_it():
     sparse_table = tf.Variable(np.full((4, 2), 2.0, np.float32))
     dense_table = tf.Variable(np.full((4, 2), 2.0, np.float32))
     ids = tf.constant([1, 3])
-    sparse_opt = tf.keras.optimizers.legacy.RMSprop(0.01)
-    dense_opt = tf.keras.optimizers.legacy.RMSprop(0.01)
+    sparse_opt = legacy_optimizers.RMSprop(0.01)
+    dense_opt = legacy_optimizers.RMSprop(0.01)
     sparse_opt.minimize(lambda: tf.reduce_sum(tf.gather(sparse_table, ids) ** 2), [sparse_table])
     dense_opt.minimize(
         lambda: tf.reduce_sum(tf.gather(tf.convert_to_tensor(dense_table), ids) ** 2),
@@ -149,7 +154,7 @@ def test_rmsprop_sparse_update_reads_the_accumulator_after_adding_to_it():
     np.testing.assert_allclose(sparse_table.numpy()[1], 2.0 - 0.01 / np.sqrt(0.1), rtol=1e-5)
 
 
-class _SignSGD(tf.keras.optimizers.legacy.Optimizer):
+class _SignSGD(legacy_optimizers.Optimizer):
     """A user optimizer written against Keras 2's protocol: hyper, slot, dense update."""
 
     def __init__(self, learning_rate=0.01, name="SignSGD", **kwargs):
@@ -173,7 +178,7 @@ class _SignSGD(tf.keras.optimizers.legacy.Optimizer):
         return {**super().get_config(), "learning_rate": self._serialize_hyperparameter("lr")}
 
 
-class _CountingSGD(tf.keras.optimizers.legacy.SGD):
+class _CountingSGD(legacy_optimizers.SGD):
     """A user optimizer overriding `get_updates`, as canned estimators called it."""
 
     calls = 0
@@ -200,13 +205,13 @@ def test_subclasses_train_canned_and_custom_estimators(model_dir, tmp_path):
 
 
 def test_hyperparameters_read_and_set_as_in_keras_2():
-    optimizer = tf.keras.optimizers.legacy.Adam(0.01, beta_1=0.8)
+    optimizer = legacy_optimizers.Adam(0.01, beta_1=0.8)
     assert optimizer.lr == pytest.approx(0.01)
     optimizer.learning_rate = 0.02
     assert optimizer.get_config()["learning_rate"] == pytest.approx(0.02)
     assert optimizer.beta_1 == pytest.approx(0.8)
     with pytest.raises(TypeError, match="Unexpected keyword argument"):
-        tf.keras.optimizers.legacy.SGD(0.1, weight_decay=0.1)
+        legacy_optimizers.SGD(0.1, weight_decay=0.1)
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         _ = optimizer.nothing
 
@@ -214,7 +219,7 @@ def test_hyperparameters_read_and_set_as_in_keras_2():
 @pytest.mark.slow
 def test_baseline_and_wide_deep_take_legacy_optimizers(tmp_path):
     numeric = tf.feature_column.numeric_column("x", shape=(2,))
-    legacy = tf.keras.optimizers.legacy
+    legacy = legacy_optimizers
     baseline = est.BaselineRegressor(str(tmp_path / "baseline"), optimizer=legacy.Adam(0.1))
     baseline.train(_regression_input_fn, steps=3)
     assert "training/Adam/baseline/bias/m" in baseline.get_variable_names()

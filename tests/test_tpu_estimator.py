@@ -195,11 +195,48 @@ def test_scaffold_fn_init_from_checkpoint_and_host_call_summaries(tmp_path):
     estimator.train(input_fn, steps=3)
     first = tf.train.load_variable(os.path.join(model_dir, "model.ckpt-0"), "bert/w")
     np.testing.assert_array_equal(first, np.full([3, 2], 0.25))
+    assert host_loss_steps(model_dir) == [0, 1, 2]
+
+
+def host_loss_steps(model_dir):
     steps = []
     for path in glob.glob(os.path.join(model_dir, "events.*")):
         for event in tf.compat.v1.train.summary_iterator(path):
             steps += [event.step for value in event.summary.value if value.tag == "host_loss"]
-    assert sorted(steps) == [0, 1, 2]
+    return sorted(steps)
+
+
+def test_host_call_sees_the_step_each_run_started_at_even_when_its_read_comes_late(tmp_path):
+    """A host_call's read of the global step and the train op's increment have no
+    dependency between them; a read that waits for other work (here a slow
+    computation, in practice a loaded machine) must still see the step the run
+    started at, or summaries repeat and skip steps."""
+    model_dir = str(tmp_path)
+
+    def model_fn(features, labels, mode, params):
+        spec = make_model_fn()(features, labels, mode, params)
+        work = tf.random.normal([300, 300])  # not constant-folded away
+        for _ in range(30):
+            work = tf.tanh(tf.matmul(work, work) / 300.0)
+        with tf.control_dependencies([work]):
+            global_step = tf.reshape(tf.compat.v1.train.get_global_step(), [1])
+
+        def host_call_fn(global_step, loss):
+            with tf.compat.v2.summary.create_file_writer(model_dir).as_default():
+                with tf.compat.v2.summary.record_if(True):
+                    tf.compat.v2.summary.scalar("host_loss", loss[0], step=global_step[0])
+                    return tf.compat.v1.summary.all_v2_summary_ops()
+
+        return spec._replace(host_call=(host_call_fn, [global_step, tf.reshape(spec.loss, [1])]))
+
+    estimator = tpu.TPUEstimator(
+        model_fn,
+        config=tpu_config(model_dir, iterations_per_loop=10),
+        use_tpu=False,
+        train_batch_size=8,
+    )
+    estimator.train(input_fn, steps=30)
+    assert host_loss_steps(model_dir) == list(range(30))
 
 
 def test_export_with_export_to_tpu(model_dir, tmp_path):

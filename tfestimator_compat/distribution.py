@@ -24,10 +24,10 @@ import contextlib
 import shutil
 import tempfile
 
-import keras
 import tensorflow as tf
 from tensorflow.python.eager import context
 
+from tfestimator_compat import keras_flavours
 from tfestimator_compat.spec import EstimatorSpec
 
 _USE_MULTI_WORKER_MIRRORED = (
@@ -249,7 +249,7 @@ def _combined_metric(strategy, name, metric):
     their state across replicas when they update it, so each replica's value is
     the total; the update ops of all replicas run together."""
     first = _first(strategy, metric)
-    if isinstance(first, keras.metrics.Metric):
+    if keras_flavours.is_metric(first):
         return first  # the replicas' Metric objects share its variables
     if not isinstance(metric, (tuple, list)) or len(metric) != 2:
         raise ValueError(

@@ -8,10 +8,10 @@ graph (so hooks can look up tensors and make ops), `after_create_session()`,
 and `end()`. A hook's `request_stop()` ends the loop after that step.
 """
 
-import keras
 import tensorflow as tf
 
 from tfestimator_compat import checkpoints
+from tfestimator_compat import keras_flavours
 from tfestimator_compat.tensor_semantics import tf1_tensor_semantics
 
 _train = tf.compat.v1.train
@@ -43,7 +43,7 @@ def check_hooks(hooks, message="All hooks must be SessionRunHook instances, give
     """
     hooks = tuple(hooks or ())
     for hook in hooks:
-        if not isinstance(hook, (SessionRunHook, keras.callbacks.Callback)):
+        if not isinstance(hook, SessionRunHook) and not keras_flavours.is_callback(hook):
             raise TypeError(message.format(hook))
     return hooks
 
@@ -55,7 +55,7 @@ def session_hooks(hooks):
 
 def keras_callbacks(hooks):
     """The Keras callbacks among `hooks`."""
-    return [hook for hook in hooks if isinstance(hook, keras.callbacks.Callback)]
+    return [hook for hook in hooks if keras_flavours.is_callback(hook)]
 
 
 class GraphSession:

@@ -178,7 +178,7 @@ class ModelFnModel(keras.Model):
         another's group (`w` and `w/Adagrad`), so names are stored with `:`
         (never part of a TF1 variable name) in place of `/`.
         """
-        if not str(filepath).endswith(".weights.h5"):
+        if not str(filepath).endswith(".h5"):
             raise ValueError(f"The filename must end in `.weights.h5`. Received: {filepath}")
         if not overwrite and tf.io.gfile.exists(filepath):
             raise FileExistsError(f"{filepath} exists and overwrite=False.")

@@ -25,6 +25,8 @@ and `ModelCheckpoint(save_weights_only=True)` work; a whole-model
 import keras
 import numpy as np
 
+from tfestimator_compat import keras_flavours
+
 _TRAIN_BATCH_METHODS = (
     "on_train_batch_begin",
     "on_train_batch_end",
@@ -109,21 +111,28 @@ def scalar_logs(values, prefix=""):
 
 def _any_defines(callbacks, methods):
     """Whether a callback defines any of `methods` itself (the base class's do nothing)."""
-    base = keras.callbacks.Callback
     return any(
-        getattr(type(callback), name) is not getattr(base, name)
+        getattr(type(callback), name) is not getattr(keras_flavours.callback_base(callback), name)
         for callback in callbacks
         for name in methods
     )
 
 
 def _check_savable(callbacks):
-    """Refuses, before training, a ModelCheckpoint that would save a whole Keras model."""
+    """Refuses, before training, a ModelCheckpoint the model_fn's variables cannot satisfy."""
     for callback in callbacks:
-        if isinstance(callback, keras.callbacks.ModelCheckpoint) and not callback.save_weights_only:
+        if not isinstance(callback, keras_flavours.classes("callbacks.ModelCheckpoint")):
+            continue
+        if not callback.save_weights_only:
             raise ValueError(
                 "ModelCheckpoint(save_weights_only=False) saves a whole Keras model, and an "
                 "Estimator's model_fn is not one. Pass save_weights_only=True (each save "
                 "writes the model_fn's variables to a .weights.h5 file), or use the model_dir's "
                 "checkpoints and export_saved_model. See migration_guide/concepts.md."
+            )
+        if not str(callback.filepath).endswith(".h5"):
+            raise ValueError(
+                f"ModelCheckpoint({callback.filepath!r}, save_weights_only=True): the model_fn's "
+                "variables are written as HDF5; give a path ending in .weights.h5 (the "
+                "model_dir's checkpoints are the TF checkpoint format already)."
             )

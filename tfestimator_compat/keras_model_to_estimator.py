@@ -34,6 +34,7 @@ import tensorflow as tf
 from keras.src.models.functional import Functional
 
 from tfestimator_compat import checkpoints
+from tfestimator_compat import keras_flavours
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.export import PredictOutput
 from tfestimator_compat.mode_keys import ModeKeys
@@ -103,6 +104,7 @@ def model_to_estimator(
     if keras_model is None:
         tf.compat.v1.logging.info("Loading models from %s", keras_model_path)
         keras_model = keras.models.load_model(keras_model_path, custom_objects=custom_objects)
+    keras_model = keras_flavours.as_keras3_model(keras_model, custom_objects)
     _check_rebuildable(keras_model, custom_objects)
     if not getattr(keras_model, "optimizer", None):
         raise ValueError(
@@ -134,7 +136,8 @@ def load_estimator_weights(
 
     Args:
         keras_model: a built model of the architecture the Estimator was made
-            from, with the same layer names (checkpoint keys are `layer/weight`).
+            from, with the same layer names (checkpoint keys are `layer/weight`);
+            a tf_keras model too, in legacy Keras mode.
         checkpoint: a model_dir or a checkpoint path prefix.
         custom_objects: as given to `model_to_estimator`.
 
@@ -154,16 +157,18 @@ def load_estimator_weights(
         if checkpoint is None:
             raise ValueError(f"There is no checkpoint in {directory}. Train the Estimator first.")
     reader = tf.train.load_checkpoint(checkpoint)
-    names = _checkpoint_names(_KerasModelFn(keras_model, custom_objects))
+    keras3_model = keras_flavours.as_keras3_model(keras_model, custom_objects, compile=False)
+    names = _checkpoint_names(_KerasModelFn(keras3_model, custom_objects))
     missing = [name for name in names if not reader.has_tensor(name)]
-    if missing or len(names) != len(keras_model.weights):
+    if missing or len(names) != len(keras3_model.weights):
         raise ValueError(
             f"Checkpoint {checkpoint} does not hold this model's weights (missing "
             f"{missing}). Its layers must be named as in the model given to "
             "model_to_estimator: name them explicitly, or reload that model's .keras file."
         )
-    for weight, name in zip(keras_model.weights, names):
+    for weight, name in zip(keras3_model.weights, names):
         weight.assign(reader.get_tensor(name))
+    keras_flavours.copy_weights_back(keras3_model, keras_model)
     return keras_model
 
 

@@ -13,13 +13,13 @@ so the Keras step functions can call it like any TF2 function.
 import contextlib
 import inspect
 
-import keras
 import tensorflow as tf
 from tensorflow.python.trackable import resource
 from tensorflow.python.training import training_util
 
 from tfestimator_compat import distribution
 from tfestimator_compat import fn_args
+from tfestimator_compat import keras_flavours
 from tfestimator_compat import keras_optimizers_in_graph as keras_optimizers
 from tfestimator_compat import logs
 from tfestimator_compat.input_structure import flat_tensors
@@ -38,6 +38,7 @@ _WRITE_OPS = frozenset(
         "ResourceScatterUpdate",
     }
 )
+_READ_OPS = frozenset({"ReadVariableOp", "ResourceGather"})
 
 
 def placeholders_for(spec):
@@ -180,10 +181,31 @@ class ModelFnGraph:
         """
         with tf.name_scope("global_step/"):
             read = tf.identity(self.global_step.read_value(), name="read_for_hooks")
-        for op in self._ops_writing([self.global_step]):
-            op._add_control_input(read.op)
         tf.compat.v1.add_to_collection(training_util.GLOBAL_STEP_READ_KEY, read)
         self.global_step_read = read
+        self._order_global_step_reads()
+
+    def _order_global_step_reads(self):
+        """Makes every read of the global step run before the ops that advance it.
+
+        A TF1 graph orders only what data or control dependencies order, and
+        the model_fn's own reads of the global step (a host_call's
+        `tf.reshape(global_step, [1])`, a logged `tf.identity(global_step)`)
+        have none with the train op's increment: in the original they mostly
+        saw the step the run started at, and under load sometimes the next
+        one, so summaries came out with repeated and missing steps. Each read
+        that does not already wait for an increment is put before it, so all
+        of them see the step the run started at. Reads the model_fn ordered
+        after the train op (through `tf.control_dependencies`) keep that order.
+        """
+        writes = self._ops_writing([self.global_step])
+        if not writes:
+            return
+        after_writes = _downstream(writes)
+        for read in self._ops_using([self.global_step], _READ_OPS):
+            if read not in after_writes:
+                for write in writes:
+                    write._add_control_input(read)
 
     def _initialize_tables_before_use(self, graph):
         """Makes every use of a TF1 lookup table wait for the table's initializer.
@@ -231,7 +253,7 @@ class ModelFnGraph:
         if self.mode != ModeKeys.EVAL:
             return values, updates
         for name, metric in spec.eval_metric_ops.items():
-            if isinstance(metric, keras.metrics.Metric):
+            if keras_flavours.is_metric(metric):
                 self._store.mark_local(metric.variables)
                 metric_updates = self._ops_writing(metric.variables)
                 if not metric_updates:
@@ -245,8 +267,13 @@ class ModelFnGraph:
         return values, updates
 
     def _ops_writing(self, variables):
+        return self._ops_using(variables, _WRITE_OPS)
+
+    def _ops_using(self, variables, op_types):
+        """The ops of `op_types` in the default graph that take one of `variables`."""
         graph = tf.compat.v1.get_default_graph()
-        return [op for op in graph.get_operations() if _writes(op, _internal_handles(variables))]
+        internal = _internal_handles(variables)
+        return [op for op in graph.get_operations() if _uses(op, internal, op_types)]
 
     def variables_written_by(self, op, variables):
         """Those of `variables` that running `op` (a Scaffold's init op) writes.
@@ -375,8 +402,26 @@ def _internal_handles(variables, graph=None):
     return {id(inner) for outer, inner in graph.captures if id(outer) in handles}
 
 
+def _uses(op, internal_handles, op_types):
+    """Whether `op` is of `op_types` and takes a variable through `internal_handles`."""
+    return op.type in op_types and bool(op.inputs) and id(op.inputs[0]) in internal_handles
+
+
 def _writes(op, internal_handles):
-    return op.type in _WRITE_OPS and bool(op.inputs) and id(op.inputs[0]) in internal_handles
+    return _uses(op, internal_handles, _WRITE_OPS)
+
+
+def _downstream(ops):
+    """`ops` and every op that waits for one of them, through data or control edges."""
+    seen, pending = set(), list(ops)
+    while pending:
+        op = pending.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        pending.extend(consumer for output in op.outputs for consumer in output.consumers())
+        pending.extend(op._control_outputs)
+    return seen
 
 
 def _handles(variable):

@@ -7,10 +7,10 @@ any step runs.
 
 import collections
 
-import keras
 import tensorflow as tf
 from tensorflow.python.saved_model.model_utils import export_utils
 
+from tfestimator_compat import keras_flavours
 from tfestimator_compat.hooks import check_hooks
 from tfestimator_compat.mode_keys import ModeKeys
 
@@ -192,7 +192,7 @@ def _validate_eval_metric_ops(eval_metric_ops):
     if not isinstance(eval_metric_ops, dict):
         raise TypeError(f"eval_metric_ops must be a dict, given: {eval_metric_ops}")
     for key, value in eval_metric_ops.items():
-        if isinstance(value, keras.metrics.Metric):
+        if keras_flavours.is_metric(value):
             continue
         if not isinstance(value, tuple) or len(value) != 2:
             raise TypeError(

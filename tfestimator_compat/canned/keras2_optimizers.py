@@ -17,9 +17,9 @@ plus its name (heads use the top-level scope `training`).
 
 from __future__ import annotations
 
-import keras
 import tensorflow as tf
 
+from tfestimator_compat import keras_flavours
 from tfestimator_compat.keras_legacy.optimizer import Optimizer
 
 
@@ -267,7 +267,7 @@ class Nadam(_AdamFamily):
         # Keras 2's Nadam took its momentum schedule's decay as `decay`.
         kwargs["decay"] = kwargs.pop("schedule_decay", 0.004)
         learning_rate = kwargs.pop("lr", learning_rate)
-        if isinstance(learning_rate, keras.optimizers.schedules.LearningRateSchedule):
+        if keras_flavours.is_learning_rate_schedule(learning_rate):
             raise ValueError("Nadam does not take a LearningRateSchedule as its learning rate.")
         super().__init__(learning_rate, beta_1, beta_2, epsilon, name, **kwargs)
 

@@ -3,20 +3,20 @@
 The original accepted a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'),
 a Keras optimizer instance, or a callable returning one, and trained with
 Keras 2 optimizers (converting newer Keras optimizers to them). Here a name
-becomes the matching `keras2_optimizers` class, a Keras 3 optimizer is
-converted to it with the same hyperparameters, and a
-`tf.compat.v1.train.Optimizer` (what `tf.compat.v1.estimator` canned
-estimators took) is used as it is.
+becomes the matching `keras2_optimizers` class, a Keras optimizer (Keras 3's,
+or tf_keras's current or legacy one in legacy Keras mode) is converted to it
+with the same hyperparameters, and a `tf.compat.v1.train.Optimizer` (what
+`tf.compat.v1.estimator` canned estimators took) is used as it is.
 """
 
 from __future__ import annotations
 
 import re
 
-import keras
 import tensorflow as tf
 from keras.src.utils.naming import to_snake_case
 
+from tfestimator_compat import keras_flavours
 from tfestimator_compat.canned import keras2_optimizers
 
 _BY_NAME = {
@@ -26,14 +26,14 @@ _BY_NAME = {
     "RMSProp": keras2_optimizers.RMSprop,
     "SGD": keras2_optimizers.SGD,
 }
-# Keras 3 class -> (Keras 2 class, the constructor arguments they share).
-_FROM_KERAS3 = {
-    keras.optimizers.Adagrad: (
+# Keras optimizer class name -> (Keras 2 class, the constructor arguments they share).
+_EQUIVALENTS = {
+    "Adagrad": (
         keras2_optimizers.Adagrad,
         ("initial_accumulator_value", "epsilon"),
     ),
-    keras.optimizers.Adam: (keras2_optimizers.Adam, ("beta_1", "beta_2", "epsilon", "amsgrad")),
-    keras.optimizers.Ftrl: (
+    "Adam": (keras2_optimizers.Adam, ("beta_1", "beta_2", "epsilon", "amsgrad")),
+    "Ftrl": (
         keras2_optimizers.Ftrl,
         (
             "learning_rate_power",
@@ -44,13 +44,13 @@ _FROM_KERAS3 = {
             "beta",
         ),
     ),
-    keras.optimizers.RMSprop: (
+    "RMSprop": (
         keras2_optimizers.RMSprop,
         ("rho", "momentum", "epsilon", "centered"),
     ),
-    keras.optimizers.SGD: (keras2_optimizers.SGD, ("momentum", "nesterov")),
-    keras.optimizers.Adadelta: (keras2_optimizers.Adadelta, ("rho", "epsilon")),
-    keras.optimizers.Adamax: (keras2_optimizers.Adamax, ("beta_1", "beta_2", "epsilon")),
+    "SGD": (keras2_optimizers.SGD, ("momentum", "nesterov")),
+    "Adadelta": (keras2_optimizers.Adadelta, ("rho", "epsilon")),
+    "Adamax": (keras2_optimizers.Adamax, ("beta_1", "beta_2", "epsilon")),
 }
 _V1_BY_NAME = {
     "Adagrad": tf.compat.v1.train.AdagradOptimizer,
@@ -66,8 +66,9 @@ def get_optimizer(optimizer, learning_rate=None):
     """The optimizer to train with, from what a canned estimator was given.
 
     Args:
-        optimizer: a name, a Keras 3 or Keras 2-style optimizer, a
-            `tf.compat.v1.train.Optimizer`, or a callable returning one.
+        optimizer: a name, a Keras optimizer (Keras 3's or tf_keras's), a
+            Keras 2-style optimizer, a `tf.compat.v1.train.Optimizer`, or a
+            callable returning one.
         learning_rate: the learning rate for a name; the optimizer's own
             default (Keras 2's) when None.
     """
@@ -81,7 +82,7 @@ def get_optimizer(optimizer, learning_rate=None):
         return cls(learning_rate=learning_rate) if learning_rate else cls()
     if callable(optimizer) and not _is_optimizer(optimizer):
         optimizer = optimizer()
-    if isinstance(optimizer, keras.optimizers.Optimizer):
+    if keras_flavours.is_optimizer(optimizer):
         return from_keras(optimizer)
     if not _is_optimizer(optimizer):
         raise ValueError(
@@ -121,23 +122,26 @@ def get_v1_optimizer(optimizer, learning_rate):
 
 
 def _is_optimizer(optimizer):
-    return isinstance(
-        optimizer,
-        (keras2_optimizers.Optimizer, keras.optimizers.Optimizer, tf.compat.v1.train.Optimizer),
+    return keras_flavours.is_optimizer(optimizer) or isinstance(
+        optimizer, (keras2_optimizers.Optimizer, tf.compat.v1.train.Optimizer)
     )
 
 
 def from_keras(optimizer):
-    """The Keras 2-style equivalent of a Keras 3 optimizer, for a TF1 graph.
+    """The Keras 2-style equivalent of a Keras optimizer, for a TF1 graph.
 
-    Keeps the learning rate (or schedule), the class's hyperparameters and
+    Takes Keras 3's optimizers and, in legacy Keras mode, tf_keras's (its
+    current ones, which the original converted to legacy ones, and its legacy
+    Keras 2 ones, which run as this package's copies of them). Keeps the
+    learning rate (or schedule), `decay`, the class's hyperparameters and
     clipping. The name becomes Keras 2's (`Adam` rather than `adam` or
     `adam_1`, as Keras 3 numbers the instances of a class) unless the
     optimizer was given its own, so checkpoint keys match the original's.
     """
     cls = type(optimizer)
-    if cls not in _FROM_KERAS3:
-        supported = ", ".join(sorted(c.__name__ for c in _FROM_KERAS3))
+    class_name = keras_flavours.builtin_optimizer_name(optimizer)
+    if class_name not in _EQUIVALENTS:
+        supported = ", ".join(sorted(_EQUIVALENTS))
         raise ValueError(
             f"The canned estimators run Keras optimizers {supported} in the TF1 graph of "
             f"a model_fn; {cls.__name__} is not one of them. Pass one of those, or a "
@@ -145,7 +149,7 @@ def from_keras(optimizer):
         )
     with tf.init_scope():
         config = optimizer.get_config()
-    _leave_out_of_checkpoints(optimizer.variables)
+    _leave_out_of_checkpoints(_variables_of(optimizer))
     for name in _KERAS3_ONLY:
         if config.get(name) is not None:
             raise ValueError(
@@ -154,11 +158,13 @@ def from_keras(optimizer):
             )
     if config.get("use_ema"):
         raise ValueError(f"{cls.__name__}(use_ema=True) is not supported by canned estimators.")
-    target, arguments = _FROM_KERAS3[cls]
+    target, arguments = _EQUIVALENTS[class_name]
     learning_rate = config["learning_rate"]
     if isinstance(learning_rate, dict):
-        learning_rate = keras.optimizers.schedules.deserialize(learning_rate)
+        learning_rate = keras_flavours.deserialize_schedule(learning_rate, optimizer)
     kwargs = {argument: config[argument] for argument in arguments}
+    if config.get("decay"):  # Keras 2's (legacy) optimizers only
+        kwargs["decay"] = config["decay"]
     # Keras names an unnamed optimizer `adam`, `adam_1`, ... (one counter per process).
     auto_name = re.fullmatch(rf"{to_snake_case(cls.__name__)}(_\d+)?", config.get("name") or "")
     if config.get("name") and not auto_name:
@@ -171,11 +177,25 @@ def from_keras(optimizer):
     return target(learning_rate=learning_rate, **kwargs)
 
 
+def _variables_of(optimizer):
+    """An optimizer's variables, its learning rate's included.
+
+    `variables` is a method of Keras 2's legacy optimizers and a property of
+    the others; tf_keras's optimizers leave their learning-rate variable out.
+    """
+    variables = optimizer.variables
+    variables = list(variables() if callable(variables) else variables)
+    learning_rate = getattr(optimizer, "_learning_rate", None)
+    if isinstance(learning_rate, tf.Variable):
+        variables.append(learning_rate)
+    return variables
+
+
 def _leave_out_of_checkpoints(variables):
     """Drops a Keras 3 optimizer's own variables from the traced graph's collections.
 
-    A Keras 3 optimizer built inside a `model_fn` creates its `iteration` and
-    `learning_rate` variables there; its converted equivalent never uses them,
+    A Keras 3 (or tf_keras) optimizer built inside a `model_fn` creates its
+    `iteration` and `learning_rate` variables there; its converted equivalent never uses them,
     and checkpoints written by the original do not have them.
     """
     if tf.executing_eagerly():
@@ -207,7 +227,7 @@ def minimize(optimizer, loss, variables, advance_global_step=True):
             return optimizer.minimize(
                 loss, global_step=global_step if advance_global_step else None, var_list=variables
             )
-    if isinstance(optimizer, keras.optimizers.Optimizer):
+    if keras_flavours.is_optimizer(optimizer):
         optimizer = from_keras(optimizer)
     if not isinstance(optimizer, keras2_optimizers.Optimizer):
         raise ValueError(

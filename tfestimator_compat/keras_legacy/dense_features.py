@@ -25,6 +25,7 @@ from tensorflow.python.feature_column import feature_column_v2 as fc_v2
 from tensorflow.python.feature_column import feature_column_v2_types as fc_types
 from tensorflow.python.feature_column import serialization
 
+from tfestimator_compat import keras_flavours
 from tfestimator_compat.canned import feature_layers
 
 
@@ -235,6 +236,7 @@ def install() -> None:
             layers = keras_module.layers
         except (AttributeError, ImportError):
             continue
-        if id(layers) not in seen:
+        # tf_keras (legacy Keras mode) has the original layer: left alone.
+        if id(layers) not in seen and not keras_flavours.is_tf_keras_module(layers):
             seen.add(id(layers))
             layers.DenseFeatures = DenseFeatures

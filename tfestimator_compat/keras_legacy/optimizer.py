@@ -25,6 +25,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from tfestimator_compat import keras_flavours
+
 _REPLICA_SUFFIX = re.compile(r"/replica_\d+$")
 _ALLOWED_KWARGS = frozenset({"clipnorm", "clipvalue", "lr", "decay", "global_clipnorm"})
 
@@ -88,7 +90,7 @@ class Optimizer:
     def _get_hyper(self, name, dtype=None):
         """The hyperparameter: its variable in this graph once made, else its value."""
         value = self._state()["hypers"].get(name, self._hyper[name])
-        if isinstance(value, keras.optimizers.schedules.LearningRateSchedule):
+        if keras_flavours.is_learning_rate_schedule(value):
             return value
         if callable(value):
             value = value()
@@ -111,8 +113,8 @@ class Optimizer:
 
     def _serialize_hyperparameter(self, name):
         value = self._hyper[name]
-        if isinstance(value, keras.optimizers.schedules.LearningRateSchedule):
-            return keras.optimizers.schedules.serialize(value)
+        if keras_flavours.is_learning_rate_schedule(value):
+            return keras_flavours.serialize_schedule(value)
         if callable(value):
             return value()
         return value
@@ -378,7 +380,7 @@ class Optimizer:
 
     def _decayed_lr(self, var_dtype):
         lr_t = self._get_hyper("learning_rate", None)
-        if isinstance(lr_t, keras.optimizers.schedules.LearningRateSchedule):
+        if keras_flavours.is_learning_rate_schedule(lr_t):
             lr_t = lr_t(tf.cast(self.iterations, tf.float32))
         lr_t = tf.cast(lr_t, var_dtype)
         if self._initial_decay > 0.0:

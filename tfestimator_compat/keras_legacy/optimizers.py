@@ -14,6 +14,7 @@ import sys
 import keras
 import tensorflow as tf
 
+from tfestimator_compat import keras_flavours
 from tfestimator_compat.canned.keras2_optimizers import SGD
 from tfestimator_compat.canned.keras2_optimizers import Adadelta
 from tfestimator_compat.canned.keras2_optimizers import Adagrad
@@ -41,7 +42,10 @@ def legacy_modules() -> list:
             pass
     seen, modules = set(), []
     for module in candidates:
-        if module is not None and id(module) not in seen:
+        # tf_keras's (legacy Keras mode) holds the real Keras 2 optimizers: left alone.
+        if module is None or keras_flavours.is_tf_keras_module(module):
+            continue
+        if id(module) not in seen:
             seen.add(id(module))
             modules.append(module)
     return modules
