@@ -19,8 +19,8 @@ import tensorflow as tf
 from tensorflow.core.framework import types_pb2
 
 from tfestimator_compat import logs
-from tfestimator_compat import partitioned_variables
-from tfestimator_compat.variable_store import per_device_copies
+from tfestimator_compat.engine import partitioned_variables
+from tfestimator_compat.engine.variable_store import per_device_copies
 
 CHECKPOINT_BASENAME = "model.ckpt"
 _SCANS = 4

@@ -20,9 +20,18 @@ from tfestimator_compat import distribution
 from tfestimator_compat import fn_args
 from tfestimator_compat import scaffold
 from tfestimator_compat import session_config
-from tfestimator_compat import summaries
 from tfestimator_compat import warm_starting
-from tfestimator_compat.eager import in_eager_mode
+from tfestimator_compat.engine import summaries
+from tfestimator_compat.engine.eager import in_eager_mode
+from tfestimator_compat.engine.input_fn import call_input_fn
+from tfestimator_compat.engine.keras_adapter import ModelFnModel
+from tfestimator_compat.engine.keras_callbacks import KerasCallbacks
+from tfestimator_compat.engine.model_fn_graph import ModelFnGraph
+from tfestimator_compat.engine.model_fn_graph import placeholder_inputs
+from tfestimator_compat.engine.training_loop import MAX_STEPS_PER_CALL
+from tfestimator_compat.engine.training_loop import EvaluationLoop
+from tfestimator_compat.engine.training_loop import TrainingLoop
+from tfestimator_compat.engine.variable_store import VariableStore
 from tfestimator_compat.export import saved_model as export_lib
 from tfestimator_compat.export.saved_model import ReceiverInputs
 from tfestimator_compat.hooks import HookRunner
@@ -30,18 +39,9 @@ from tfestimator_compat.hooks import SaverForHooks
 from tfestimator_compat.hooks import check_hooks
 from tfestimator_compat.hooks import keras_callbacks
 from tfestimator_compat.hooks import session_hooks
-from tfestimator_compat.input_fn import call_input_fn
-from tfestimator_compat.keras_adapter import ModelFnModel
-from tfestimator_compat.keras_callbacks import KerasCallbacks
 from tfestimator_compat.mode_keys import ModeKeys
-from tfestimator_compat.model_fn_graph import ModelFnGraph
-from tfestimator_compat.model_fn_graph import placeholder_inputs
 from tfestimator_compat.run_config import RunConfig
 from tfestimator_compat.run_config import TaskType
-from tfestimator_compat.training_loop import MAX_STEPS_PER_CALL
-from tfestimator_compat.training_loop import EvaluationLoop
-from tfestimator_compat.training_loop import TrainingLoop
-from tfestimator_compat.variable_store import VariableStore
 
 _logging = tf.compat.v1.logging
 # How many vanished checkpoints a call following the newest one gets past.

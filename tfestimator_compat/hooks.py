@@ -12,7 +12,7 @@ import tensorflow as tf
 
 from tfestimator_compat import checkpoints
 from tfestimator_compat import keras_flavours
-from tfestimator_compat.tensor_semantics import tf1_tensor_semantics
+from tfestimator_compat.engine.tensor_semantics import tf1_tensor_semantics
 
 _train = tf.compat.v1.train
 

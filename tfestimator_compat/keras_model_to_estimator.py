@@ -35,12 +35,12 @@ from keras.src.models.functional import Functional
 
 from tfestimator_compat import checkpoints
 from tfestimator_compat import keras_flavours
+from tfestimator_compat.engine.variable_store import VariableStore
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.export import PredictOutput
 from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.run_config import RunConfig
 from tfestimator_compat.spec import EstimatorSpec
-from tfestimator_compat.variable_store import VariableStore
 from tfestimator_compat.warm_starting import WarmStartSettings
 
 _CHECKPOINT_FORMATS = ("checkpoint", "saver")

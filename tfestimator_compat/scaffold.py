@@ -18,9 +18,9 @@
 import numpy as np
 import tensorflow as tf
 
+from tfestimator_compat.engine.tensor_semantics import tf1_tensor_semantics
+from tfestimator_compat.engine.variable_store import is_rng_state
 from tfestimator_compat.hooks import GraphSession
-from tfestimator_compat.tensor_semantics import tf1_tensor_semantics
-from tfestimator_compat.variable_store import is_rng_state
 
 _GraphKeys = tf.compat.v1.GraphKeys
 

@@ -16,11 +16,11 @@ import tensorflow as tf
 
 from tfestimator_compat import checkpoints
 from tfestimator_compat import distribution
-from tfestimator_compat.eager import in_eager_mode
+from tfestimator_compat.engine.eager import in_eager_mode
+from tfestimator_compat.engine.keras_callbacks import scalar_logs
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.export.exporter import Exporter
 from tfestimator_compat.hooks import check_hooks
-from tfestimator_compat.keras_callbacks import scalar_logs
 from tfestimator_compat.run_config import TaskType
 
 _logging = tf.compat.v1.logging

@@ -11,7 +11,7 @@ import re
 import tensorflow as tf
 from tensorflow.python.training import warm_starting_util
 
-from tfestimator_compat import partitioned_variables
+from tfestimator_compat.engine import partitioned_variables
 
 VocabInfo = tf.compat.v1.train.VocabInfo
 

@@ -11,13 +11,13 @@ import math
 
 import tensorflow as tf
 
-from tfestimator_compat import partitioned_variables
 from tfestimator_compat.canned import feature_layers
 from tfestimator_compat.canned import keras2_optimizers
 from tfestimator_compat.canned import optimizers
 from tfestimator_compat.canned.heads import classification_head
 from tfestimator_compat.canned.heads import regression_head
 from tfestimator_compat.canned.summaries import add_linear_summaries
+from tfestimator_compat.engine import partitioned_variables
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.head import head_utils
 from tfestimator_compat.mode_keys import ModeKeys

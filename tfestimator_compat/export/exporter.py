@@ -12,7 +12,7 @@ import os
 import tensorflow as tf
 
 from tfestimator_compat import fn_args
-from tfestimator_compat import summaries
+from tfestimator_compat.engine import summaries
 
 _logging = tf.compat.v1.logging
 

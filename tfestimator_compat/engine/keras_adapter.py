@@ -18,7 +18,7 @@ import h5py
 import keras
 import tensorflow as tf
 
-from tfestimator_compat.model_fn_graph import cache_key
+from tfestimator_compat.engine.model_fn_graph import cache_key
 
 
 def _batch_major_shape(shape):

@@ -30,9 +30,9 @@ import time
 import keras
 import tensorflow as tf
 
-from tfestimator_compat import summaries
+from tfestimator_compat.engine import summaries
+from tfestimator_compat.engine.keras_callbacks import KerasCallbacks
 from tfestimator_compat.hooks import NanLossDuringTrainingError
-from tfestimator_compat.keras_callbacks import KerasCallbacks
 
 _logging = tf.compat.v1.logging
 # Longest chunk when no event bounds it, so time-based saving stays prompt.

@@ -17,8 +17,8 @@ import threading
 
 import tensorflow as tf
 
-from tfestimator_compat.input_structure import FlatStructure
-from tfestimator_compat.input_structure import features_and_labels
+from tfestimator_compat.engine.input_structure import FlatStructure
+from tfestimator_compat.engine.input_structure import features_and_labels
 
 # How long stopped queue runners get to finish before the Session closes.
 _STOP_GRACE_SECS = 10

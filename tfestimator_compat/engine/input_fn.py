@@ -25,13 +25,13 @@ import tensorflow as tf
 from tensorflow.python.data.ops import dataset_ops
 
 from tfestimator_compat import fn_args
-from tfestimator_compat import input_errors
 from tfestimator_compat import logs
-from tfestimator_compat.input_structure import FlatStructure
-from tfestimator_compat.input_structure import NestedStructure
-from tfestimator_compat.input_structure import features_and_labels
-from tfestimator_compat.model_fn_graph import placeholders_for
-from tfestimator_compat.tf1_input_graph import TF1InputGraph
+from tfestimator_compat.engine import input_errors
+from tfestimator_compat.engine.input_structure import FlatStructure
+from tfestimator_compat.engine.input_structure import NestedStructure
+from tfestimator_compat.engine.input_structure import features_and_labels
+from tfestimator_compat.engine.model_fn_graph import placeholders_for
+from tfestimator_compat.engine.tf1_input_graph import TF1InputGraph
 
 # Sources of input_fns already warned about (see `warn_if_evaluation_never_ends`).
 _WARNED_ENDLESS = set()

@@ -20,14 +20,14 @@ from tensorflow.python.training import training_util
 from tfestimator_compat import distribution
 from tfestimator_compat import fn_args
 from tfestimator_compat import keras_flavours
-from tfestimator_compat import keras_optimizers_in_graph as keras_optimizers
 from tfestimator_compat import logs
-from tfestimator_compat.input_structure import flat_tensors
-from tfestimator_compat.input_structure import map_leaves
+from tfestimator_compat.engine import keras_optimizers_in_graph as keras_optimizers
+from tfestimator_compat.engine.input_structure import flat_tensors
+from tfestimator_compat.engine.input_structure import map_leaves
+from tfestimator_compat.engine.tensor_semantics import tf1_tensor_semantics
+from tfestimator_compat.engine.variable_store import per_device_copies
 from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.spec import EstimatorSpec
-from tfestimator_compat.tensor_semantics import tf1_tensor_semantics
-from tfestimator_compat.variable_store import per_device_copies
 
 _WRITE_OPS = frozenset(
     {

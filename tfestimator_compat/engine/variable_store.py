@@ -16,8 +16,8 @@ import numpy as np
 import tensorflow as tf
 from keras.src.backend.common import global_state
 
-from tfestimator_compat import variable_initializers
-from tfestimator_compat.random_seeds import GraphSeeds
+from tfestimator_compat.engine import variable_initializers
+from tfestimator_compat.engine.random_seeds import GraphSeeds
 
 _GraphKeys = tf.compat.v1.GraphKeys
 _LOCAL_COLLECTIONS = (_GraphKeys.LOCAL_VARIABLES, _GraphKeys.METRIC_VARIABLES)
