@@ -254,8 +254,10 @@ def test_sparse_multivalent_input_and_string_labels(model_dir):
     def input_fn():
         return tf.data.Dataset.from_tensor_slices(({"words": words}, labels)).repeat(4).batch(4)
 
+    # 16 hidden units: with 3, all could start dead (ReLU), leaving every logit at a
+    # bias that balanced labels never move, and the inputs indistinguishable.
     classifier = canned.DNNClassifier(
-        [3],
+        [16],
         [tf.feature_column.embedding_column(column, 2, combiner="mean")],
         model_dir=model_dir,
         label_vocabulary=["no", "yes"],
