@@ -24,7 +24,7 @@ import tempfile
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import numpy as np  # noqa: E402
-from side_by_side import run_json  # noqa: E402
+from side_by_side import alternating_rounds  # noqa: E402
 from side_by_side import timed  # noqa: E402
 
 FEATURES = ("SepalLength", "SepalWidth", "PetalLength", "PetalWidth")
@@ -120,28 +120,15 @@ def main():
     if args.json_only:
         print(json.dumps(measure_side(args.json_only, args.train_steps, args.predict_rows)))
         return
-    sides = {"shim": sys.executable}
-    if args.original_python:
-        sides["original"] = args.original_python
-    rounds = {side: [] for side in sides}
-    for _ in range(args.rounds):
-        for side, python in sides.items():
-            rounds[side].append(
-                run_json(
-                    python,
-                    __file__,
-                    "--json-only",
-                    side,
-                    "--train-steps",
-                    args.train_steps,
-                    "--predict-rows",
-                    args.predict_rows,
-                )
-            )
-    report(rounds, args)
-
-
-def report(rounds, args):
+    rounds = alternating_rounds(
+        __file__,
+        args.original_python,
+        args.rounds,
+        "--train-steps",
+        args.train_steps,
+        "--predict-rows",
+        args.predict_rows,
+    )
     print(
         f"DNNClassifier [30, 10], iris-like, batch {BATCH}, {args.train_steps} steps, "
         f"{args.predict_rows} rows predicted; best of {args.rounds} rounds, {os.cpu_count()} CPUs"

@@ -21,7 +21,7 @@ import tempfile
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import numpy as np  # noqa: E402
-from side_by_side import run_json  # noqa: E402
+from side_by_side import alternating_rounds  # noqa: E402
 from side_by_side import timed  # noqa: E402
 
 ROWS, DIMENSIONS, CLUSTERS, BATCH = 2000, 8, 10, 100
@@ -77,15 +77,7 @@ def main():
     if args.json_only:
         print(json.dumps(measure_side(args.json_only, args.steps)))
         return
-    sides = {"shim": sys.executable}
-    if args.original_python:
-        sides["original"] = args.original_python
-    rounds = {side: [] for side in sides}
-    for _ in range(args.rounds):
-        for side, python in sides.items():
-            rounds[side].append(
-                run_json(python, __file__, "--json-only", side, "--steps", args.steps)
-            )
+    rounds = alternating_rounds(__file__, args.original_python, args.rounds, "--steps", args.steps)
     print(
         f"KMeans, {ROWS} points x {DIMENSIONS}, {CLUSTERS} clusters, {args.steps} steps; "
         f"best of {args.rounds} rounds, {os.cpu_count()} CPUs"

@@ -7,6 +7,7 @@ which prints its figures as one JSON line.
 
 import json
 import subprocess
+import sys
 import time
 
 
@@ -34,3 +35,19 @@ def run_json(python, script, *args):
     if result.returncode != 0:
         raise RuntimeError(f"{python} {script} failed:\n{result.stderr[-3000:]}")
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def alternating_rounds(script, original_python, rounds, *args):
+    """Side -> the JSON results of `script --json-only SIDE *args`, sides alternating.
+
+    The shim runs under this interpreter, the original under `original_python`
+    (skipped when None); alternating evens out a shared machine's noise.
+    """
+    sides = {"shim": sys.executable}
+    if original_python:
+        sides["original"] = original_python
+    results = {side: [] for side in sides}
+    for _ in range(rounds):
+        for side, python in sides.items():
+            results[side].append(run_json(python, script, "--json-only", side, *args))
+    return results
