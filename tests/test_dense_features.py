@@ -163,3 +163,10 @@ def test_a_categorical_column_is_refused_with_what_to_do():
     color = tf.feature_column.categorical_column_with_identity("color", 3)
     with pytest.raises(ValueError, match="embedding_column"):
         DenseFeatures([color])
+
+
+def test_a_partitioner_is_refused_naming_what_is_partitioned_instead():
+    price = tf.feature_column.numeric_column("price")
+    partitioner = tf.compat.v1.fixed_size_partitioner(2)
+    with pytest.raises(ValueError, match=r"partitioner.*get_variable.*checkpoints.md"):
+        DenseFeatures([price], partitioner=partitioner)

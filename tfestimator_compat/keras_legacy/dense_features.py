@@ -54,8 +54,10 @@ class DenseFeatures(keras.layers.Layer):
     def __init__(self, feature_columns, trainable=True, name=None, partitioner=None, **kwargs):
         if partitioner is not None:
             raise ValueError(
-                "DenseFeatures(partitioner=...) is not supported: TF2 variables are not "
-                "partitioned. Remove `partitioner`."
+                "DenseFeatures(partitioner=...) is not supported: the layer's variables are "
+                "Keras 3 weights, which are not partitioned (tf.compat.v1.get_variable "
+                "variables are; see migration_guide/checkpoints.md#partitioned-variables). "
+                "Remove `partitioner`."
             )
         super().__init__(trainable=trainable, name=name or "dense_features", **kwargs)
         self._feature_columns = _dense_columns(feature_columns)
