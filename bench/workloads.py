@@ -174,7 +174,12 @@ def wide_deep_estimator(tf, estimator_module, model_dir):
     crossed = fc.crossed_column(["education", "occupation"], HASH_BUCKETS)
     return estimator_module.DNNLinearCombinedClassifier(
         model_dir=model_dir,
-        linear_feature_columns=[fc.bucketized_column(age, AGE_BOUNDARIES), education, crossed],
+        linear_feature_columns=[
+            fc.bucketized_column(age, AGE_BOUNDARIES),
+            education,
+            occupation,
+            crossed,
+        ],
         dnn_feature_columns=[
             age,
             hours,
@@ -463,7 +468,7 @@ def native_wide_deep(tf, keras, sizes, directory):
         )
     }
     wide_sizes = {"age_bucket": len(AGE_BOUNDARIES) + 1, "education": len(EDUCATION) + 1}
-    wide_sizes["crossed"] = HASH_BUCKETS
+    wide_sizes.update(occupation=HASH_BUCKETS, crossed=HASH_BUCKETS)
     wide = keras.layers.Add()(
         [
             keras.layers.Flatten()(keras.layers.Embedding(n, 1)(inputs[k]))
