@@ -390,23 +390,30 @@ def estimator_figures(
     predict_rows,
     predict_input_fn_takes_rows=True,
 ):
-    first_train = timed(lambda: estimator.train(train_input_fn, steps=sizes.first_steps))
-    steps_per_s, _ = steady_and_overhead(
-        lambda steps: estimator.train(train_input_fn, steps=steps),
-        long=sizes.long,
-        short=sizes.short,
-        repeats=sizes.repeats,
-    )
-    evaluate = lambda: estimator.evaluate(eval_input_fn, steps=sizes.eval_batches)  # noqa: E731
-    evaluate()
-    evaluate_s = timed(evaluate)
     if predict_input_fn_takes_rows:
         make_input_fn = lambda rows: lambda: predict_input_fn(rows)  # noqa: E731
     else:
         make_input_fn = predict_input_fn
+    return figures(
+        sizes,
+        train=lambda steps: estimator.train(train_input_fn, steps=steps),
+        evaluate=lambda: estimator.evaluate(eval_input_fn, steps=sizes.eval_batches),
+        count_predictions=lambda rows: sum(1 for _ in estimator.predict(make_input_fn(rows))),
+        predict_rows=predict_rows,
+    )
+
+
+def figures(sizes, train, evaluate, count_predictions, predict_rows):
+    """The table's figures from one side's train(steps), evaluate() and prediction count."""
+    first_train = timed(lambda: train(sizes.first_steps))
+    steps_per_s, _ = steady_and_overhead(
+        train, long=sizes.long, short=sizes.short, repeats=sizes.repeats
+    )
+    evaluate()
+    evaluate_s = timed(evaluate)
 
     def predict(rows):
-        count = sum(1 for _ in estimator.predict(make_input_fn(rows)))
+        count = count_predictions(rows)
         assert count == rows, (count, rows)
 
     predict(256)
@@ -554,29 +561,13 @@ def native_bert(tf, keras, sizes, directory):
 
 
 def keras_figures(model, sizes, train_dataset, eval_dataset, predict_dataset, predict_rows):
-    def fit(steps):
-        model.fit(train_dataset, steps_per_epoch=steps, epochs=1, verbose=0)
-
-    first_train = timed(lambda: fit(sizes.first_steps))
-    steps_per_s, _ = steady_and_overhead(
-        fit, long=sizes.long, short=sizes.short, repeats=sizes.repeats
+    return figures(
+        sizes,
+        train=lambda steps: model.fit(train_dataset, steps_per_epoch=steps, epochs=1, verbose=0),
+        evaluate=lambda: model.evaluate(eval_dataset, steps=sizes.eval_batches, verbose=0),
+        count_predictions=lambda rows: len(model.predict(predict_dataset(rows), verbose=0)),
+        predict_rows=predict_rows,
     )
-    evaluate = lambda: model.evaluate(eval_dataset, steps=sizes.eval_batches, verbose=0)  # noqa: E731
-    evaluate()
-    evaluate_s = timed(evaluate)
-
-    def predict(rows):
-        count = len(model.predict(predict_dataset(rows), verbose=0))
-        assert count == rows, (count, rows)
-
-    predict(256)
-    predict_s = timed(lambda: predict(predict_rows))
-    return {
-        "steady steps/s": steps_per_s,
-        "first train s": first_train,
-        "eval batches/s": sizes.eval_batches / evaluate_s,
-        "predict rows/s": predict_rows / predict_s,
-    }
 
 
 # ----------------------------------------------------------------------------
