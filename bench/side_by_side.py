@@ -37,15 +37,19 @@ def run_json(python, script, *args):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def alternating_rounds(script, original_python, rounds, *args):
+def alternating_rounds(script, original_python, rounds, *args, native=False):
     """Side -> the JSON results of `script --json-only SIDE *args`, sides alternating.
 
     The shim runs under this interpreter, the original under `original_python`
-    (skipped when None); alternating evens out a shared machine's noise.
+    (skipped when None), and with `native` a "native" side (the same program
+    written in plain Keras) under this interpreter too; alternating evens out a
+    shared machine's noise.
     """
     sides = {"shim": sys.executable}
     if original_python:
         sides["original"] = original_python
+    if native:
+        sides["native"] = sys.executable
     results = {side: [] for side in sides}
     for _ in range(rounds):
         for side, python in sides.items():
