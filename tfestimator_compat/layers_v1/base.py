@@ -6,12 +6,16 @@ flags) the layer modules use.
 
 from __future__ import annotations
 
+import collections
 import re
+import weakref
 from typing import Any
 from typing import Callable
 
 import keras
 import tensorflow as tf
+from keras.src.backend.common import global_state
+from tensorflow.python.framework import func_graph
 
 from tfestimator_compat.layers_v1 import keras_style
 
@@ -88,7 +92,22 @@ def _unique_name(base: str) -> str:
     checkpoint keys, of Keras layers built next to these. Variable scopes
     are numbered separately, by `variable_scope`.
     """
+    _count_names_per_graph()
     return f"{base}_{keras.backend.get_uid(base)}"
+
+
+# Keras's name counters of each plain TF1 graph, as Keras 2 kept them.
+_NAME_UIDS_BY_GRAPH = weakref.WeakKeyDictionary()
+
+
+def _count_names_per_graph():
+    """Gives a plain TF1 graph its own layer-name count, as Keras 2 did (Keras 3 has one
+    per process). An Estimator's traces (function graphs) already have their own."""
+    graph = tf.compat.v1.get_default_graph()
+    if tf.executing_eagerly() or isinstance(graph, func_graph.FuncGraph):
+        return
+    uids = _NAME_UIDS_BY_GRAPH.setdefault(graph, collections.defaultdict(int))
+    global_state.set_global_attribute("object_name_uids", uids)
 
 
 def _value(variable):
