@@ -14,6 +14,7 @@ import tensorflow as tf
 
 import tfestimator_compat
 from tfestimator_compat import native_estimator
+from tfestimator_compat import requirements
 
 NATIVE = native_estimator.tensorflow_has_estimator()
 needs_native = pytest.mark.skipif(not NATIVE, reason="TensorFlow >= 2.16 has no tf.estimator")
@@ -75,10 +76,7 @@ TF1_PROGRAM = textwrap.dedent(
     ],
 )
 def test_which_tensorflow_versions_keep_their_own_estimator(version, expected):
-    found = (
-        native_estimator.tensorflow_version(version)
-        < native_estimator.FIRST_VERSION_WITHOUT_ESTIMATOR
-    )
+    found = requirements.major_minor(version) < native_estimator.FIRST_VERSION_WITHOUT_ESTIMATOR
     assert found is expected
 
 

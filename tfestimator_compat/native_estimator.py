@@ -11,20 +11,16 @@ the original's names as its own: `tfestimator_compat.Estimator` is
 
 import tensorflow as tf
 
+from tfestimator_compat.requirements import major_minor
+
 FIRST_VERSION_WITHOUT_ESTIMATOR = (2, 16)
 
 _announced = False
 
 
-def tensorflow_version(version: str = tf.__version__) -> tuple:
-    """(major, minor) of a TensorFlow version string such as '2.15.1' or '2.16.0-rc0'."""
-    major, minor = version.split(".")[:2]
-    return int(major), int("".join(c for c in minor if c.isdigit()) or 0)
-
-
 def tensorflow_has_estimator() -> bool:
     """True on the TensorFlow versions that still ship `tf.estimator` (2.15 and older)."""
-    return tensorflow_version() < FIRST_VERSION_WITHOUT_ESTIMATOR
+    return major_minor(tf.__version__) < FIRST_VERSION_WITHOUT_ESTIMATOR
 
 
 def announce():
@@ -60,7 +56,8 @@ def _native_names():
 
 
 if tensorflow_has_estimator():
-    globals().update(_native_names())
-    __all__ = sorted({*_native_names(), "install"} - {"model_to_estimator"})
+    _names = _native_names()
+    globals().update(_names)
+    __all__ = sorted({*_names, "install"} - {"model_to_estimator"})
 else:
     __all__ = ["install"]

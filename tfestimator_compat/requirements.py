@@ -33,14 +33,18 @@ def check_tensorflow():
 MINIMUM_KERAS = (3, 7)
 
 
+def major_minor(version: str) -> tuple:
+    """(major, minor) of a version string such as '2.15.1', '2.16.0rc0' or '3.7.0.dev1'."""
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:2])
+
+
 def check_keras(version=None):
     """Raises ImportError naming the upgrade when Keras is older than `MINIMUM_KERAS`."""
     if version is None:
         import keras
 
         version = keras.__version__
-    numbers = tuple(int(part) for part in re.findall(r"\d+", version)[:2])
-    if numbers < MINIMUM_KERAS:
+    if major_minor(version) < MINIMUM_KERAS:
         wanted = ".".join(map(str, MINIMUM_KERAS))
         raise ImportError(
             f"tfestimator_compat needs Keras >= {wanted} with TensorFlow >= 2.16, and this "

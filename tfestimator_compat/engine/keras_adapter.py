@@ -179,7 +179,9 @@ class ModelFnModel(keras.Model):
         (never part of a TF1 variable name) in place of `/`.
         """
         if not str(filepath).endswith(".h5"):
-            raise ValueError(f"The filename must end in `.weights.h5`. Received: {filepath}")
+            raise ValueError(
+                f"The filename must end in `.h5` (`.weights.h5`). Received: {filepath}"
+            )
         if not overwrite and tf.io.gfile.exists(filepath):
             raise FileExistsError(f"{filepath} exists and overwrite=False.")
         with h5py.File(filepath, "w") as f:
@@ -192,8 +194,10 @@ class ModelFnModel(keras.Model):
         missing = sorted(set(self.weights_by_name) - set(stored))
         if missing and not skip_mismatch:
             raise ValueError(f"{filepath} has no values for the variables {missing}.")
-        current = dict(zip(sorted(self.weights_by_name), self.get_weights()))
-        self.set_weights([stored.get(name, current[name]) for name in sorted(current)])
+        for name, variable in self.weights_by_name.items():
+            if name in stored:
+                variable.assign(stored[name])
+        self.weights_were_set = True
 
     def save(self, filepath, overwrite=True, **kwargs):
         raise ValueError(
