@@ -1,6 +1,9 @@
 """Latest, Best and Final exporters in train_and_evaluate."""
 
 import os
+import socket
+import subprocess
+import sys
 
 import pytest
 import tensorflow as tf
@@ -76,3 +79,30 @@ def test_exporter_argument_errors():
         est.LatestExporter("x", receiver(), exports_to_keep=0)
     with pytest.raises(ValueError, match="must include best_eval_result"):
         est.BestExporter("x", receiver(), compare_fn=lambda a, current_eval_result: True)
+
+
+def test_an_old_export_is_removed_through_a_temp_folder(model_dir, monkeypatch):
+    """A kill while old files are deleted never leaves a `<ts>` folder that cannot load."""
+    base = os.path.join(model_dir, "export", "latest")
+    script = "import os; print(os.getpid())"
+    dead = subprocess.run([sys.executable, "-c", script], capture_output=True)
+    half_removed = os.path.join(base, "temp-1699999999-removed")
+    os.makedirs(os.path.join(half_removed, "variables"))
+    with open(os.path.join(half_removed, "tfestimator_compat.owner"), "w") as owner:
+        owner.write(f"{socket.gethostname()} {int(dead.stdout)}\n")
+    deleted = []
+    real_rmtree = tf.io.gfile.rmtree
+
+    def recording_rmtree(path):
+        deleted.append(os.path.basename(path))
+        real_rmtree(path)
+
+    monkeypatch.setattr(tf.io.gfile, "rmtree", recording_rmtree)
+    clock = iter(range(1_700_000_000, 1_800_000_000, 7))
+    monkeypatch.setattr("time.time", lambda: next(clock))
+
+    run(model_dir, est.LatestExporter("latest", receiver(), exports_to_keep=1), 6)
+
+    assert len(exports(model_dir, "latest")) == 1, "only the newest export, no temp-* folder"
+    assert "temp-1699999999-removed" in deleted, "the killed removal was finished"
+    assert deleted and all(name.startswith("temp-") for name in deleted), deleted

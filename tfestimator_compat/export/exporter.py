@@ -13,6 +13,7 @@ import tensorflow as tf
 
 from tfestimator_compat import fn_args
 from tfestimator_compat.engine import summaries
+from tfestimator_compat.export import temp_dirs
 
 _logging = tf.compat.v1.logging
 
@@ -80,7 +81,7 @@ class _SavedModelExporter(Exporter):
         for version in versions[: -self._exports_to_keep]:
             path = os.path.join(export_dir_base, str(version))
             try:
-                tf.io.gfile.rmtree(path)
+                temp_dirs.remove_export(path)
             except tf.errors.NotFoundError as error:
                 _logging.warning("Can not delete %s recursively: %s", path, error)
 

@@ -7,6 +7,10 @@ records which process owns it, and the next export into the same base folder
 removes the ones whose owner is gone. A folder is never taken from a process
 that may still be writing it: one whose owner is on another machine is only
 removed once it has not changed for a day.
+
+Removing an old export goes the same way backwards: it is renamed to a
+`temp-*` folder first, so a kill in the middle of deleting its files never
+leaves a `<ts>` folder that looks finished but cannot be loaded.
 """
 
 import os
@@ -34,9 +38,24 @@ def claim(export_dir_base):
             break
         time.sleep(1)  # timestamps are in seconds
     tf.io.gfile.makedirs(temp_dir)
-    with tf.io.gfile.GFile(os.path.join(temp_dir, _OWNER_FILE), "w") as owner:
-        owner.write(f"{socket.gethostname()} {os.getpid()}\n")
+    _record_owner(temp_dir)
     return export_dir, temp_dir
+
+
+def remove_export(export_dir):
+    """Deletes a finished export; at no moment is it a `<ts>` folder that cannot load."""
+    base, version = os.path.split(os.fsdecode(export_dir).rstrip("/"))
+    _record_owner(export_dir)
+    doomed = os.path.join(base, f"temp-{version}-removed")
+    if tf.io.gfile.exists(doomed):  # a killed removal's; its owner is gone
+        tf.io.gfile.rmtree(doomed)
+    tf.io.gfile.rename(export_dir, doomed)
+    tf.io.gfile.rmtree(doomed)
+
+
+def _record_owner(folder):
+    with tf.io.gfile.GFile(os.path.join(folder, _OWNER_FILE), "w") as owner:
+        owner.write(f"{socket.gethostname()} {os.getpid()}\n")
 
 
 def release(temp_dir):
