@@ -98,10 +98,10 @@ def cluster():
     }
 
 
-def start_task(spec, task_type, model_dir, max_steps):
+def start_task(spec, task_type, model_dir, max_steps, mode="cluster"):
     tf_config = {"cluster": spec, "task": {"type": task_type, "index": 0}}
     return subprocess.Popen(
-        [sys.executable, JOB, str(model_dir), "cluster", str(max_steps)],
+        [sys.executable, JOB, str(model_dir), mode, str(max_steps)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -123,10 +123,13 @@ def checkpoint_steps(model_dir):
 
 
 @pytest.mark.slow
-def test_chief_worker_and_evaluator_processes_train_evaluate_and_export(tmp_path):
+def test_chief_worker_and_evaluator_processes_train_evaluate_and_export_in_any_mode(tmp_path):
     model_dir = tmp_path / "model"
     spec = cluster()
-    processes = {task: start_task(spec, task, model_dir, 20) for task in spec}
+    # The chief's program turned eager execution off (a TF1-era program) and the
+    # worker's also uses the TF1 strategy class: all train together as one job.
+    modes = {"chief": "graph_cluster", "worker": "graph_cluster_v1", "evaluator": "cluster"}
+    processes = {task: start_task(spec, task, model_dir, 20, modes[task]) for task in spec}
     results = finish(processes)
     assert results["chief"]["evaluation"] == {} and results["worker"]["evaluation"] == {}
     evaluation = results["evaluator"]["evaluation"]

@@ -25,6 +25,7 @@ import shutil
 import tempfile
 
 import tensorflow as tf
+from tensorflow.python.distribute import multi_worker_util
 from tensorflow.python.eager import context
 
 from tfestimator_compat import keras_flavours
@@ -130,16 +131,14 @@ def as_tf2_strategy(strategy):
     """
     v1 = tf.compat.v1.distribute
     if not tf.executing_eagerly():
+        if _spans_workers(strategy):
+            return _multi_worker_mirrored_made_eagerly(strategy)
         _order_collectives_for_functions(strategy)
     if not isinstance(strategy, v1.Strategy) or isinstance(strategy, tf.distribute.Strategy):
         return strategy  # None, TF2's own, or not a strategy (refused when used)
     extended = strategy.extended
     if isinstance(strategy, v1.experimental.MultiWorkerMirroredStrategy):
-        with context.eager_mode():
-            return tf.distribute.MultiWorkerMirroredStrategy(
-                cluster_resolver=strategy.cluster_resolver,
-                communication_options=getattr(extended, "_communication_options", None),
-            )
+        return _multi_worker_mirrored_made_eagerly(strategy)
     if isinstance(strategy, v1.MirroredStrategy):
         return tf.distribute.MirroredStrategy(
             devices=list(extended.worker_devices),
@@ -148,6 +147,48 @@ def as_tf2_strategy(strategy):
     if isinstance(strategy, v1.OneDeviceStrategy):
         return tf.distribute.OneDeviceStrategy(extended.worker_devices[0])
     return strategy
+
+
+def _spans_workers(strategy):
+    extended = getattr(strategy, "extended", None)
+    return hasattr(extended, "_cross_device_ops") and getattr(extended, "_num_workers", 1) > 1
+
+
+def _multi_worker_mirrored_made_eagerly(strategy):
+    """The same multi-worker strategy, made again with eager execution on.
+
+    Made in graph mode (TF1 class, or any class after
+    `disable_eager_execution()`), it configured its cluster for sessions only:
+    the eager context the steps run in knows none of the cluster's devices
+    ("unknown device"). Made eagerly it starts this task's server and
+    configures the collectives, once per process, as TF2 programs do.
+    """
+    if _spans_workers(strategy):
+        _configure_collectives_after_startup(strategy.cluster_resolver)
+    with context.eager_mode():
+        return tf.distribute.MultiWorkerMirroredStrategy(
+            cluster_resolver=strategy.cluster_resolver,
+            communication_options=getattr(strategy.extended, "_communication_options", None),
+        )
+
+
+def _configure_collectives_after_startup(cluster_resolver):
+    """Records the collective settings a multi-worker strategy asks the eager context for.
+
+    TensorFlow accepts them only before the eager context starts, and making
+    the strategy in graph mode already started it. The strategy then only
+    checks that they match what it would set, and enables the collectives on
+    the running context itself (TensorFlow supports that, with a warning).
+    """
+    eager = context.context()
+    if eager._context_handle is None or eager._collective_leader is not None:
+        return  # not started yet (the strategy configures it) or already configured
+    cluster_spec = multi_worker_util.normalize_cluster_spec(cluster_resolver.cluster_spec())
+    task_type, task_id = cluster_resolver.task_type, cluster_resolver.task_id
+    eager._collective_leader = multi_worker_util.collective_leader(cluster_spec, task_type, task_id)
+    eager._collective_scoped_allocator_enabled_ops = ("CollectiveReduce",)
+    eager._collective_use_nccl_communication = False
+    eager._collective_device_filters = (f"/job:{task_type}/task:{task_id}",)
 
 
 def _order_collectives_for_functions(strategy):
