@@ -32,6 +32,7 @@ from typing import Tuple
 
 from tfestimator_compat import contrib
 from tfestimator_compat.api_surface import estimator_modules
+from tfestimator_compat.api_surface.estimator_names import DROPPED_ESTIMATOR_SYMBOLS
 from tfestimator_compat.api_surface.estimator_names import ESTIMATOR_METHODS
 from tfestimator_compat.api_surface.estimator_names import ESTIMATOR_MODULES
 from tfestimator_compat.api_surface.estimator_names import ESTIMATOR_ONLY_METHODS
@@ -58,6 +59,7 @@ from tfestimator_compat.api_surface.tf1_names import TF1_ONLY_NAMES
 
 __all__ = [
     "ESTIMATOR_ONLY_METHODS",
+    "DROPPED_ESTIMATOR_SYMBOLS",
     "ESTIMATOR_SYMBOLS",
     "ESTIMATOR_V2",
     "GUIDE_PAGE",
@@ -123,6 +125,9 @@ def _estimator(path: str) -> Symbol:
     owner, _, member = path.rpartition(".")
     if estimator_class(owner) == owner and estimator_member(owner, member) is not None:
         return estimator_member(owner, member)
+    dropped = _longest_prefix(DROPPED_ESTIMATOR_SYMBOLS, path)
+    if dropped is not None:
+        return dropped[1]
     key, symbol = _longest_prefix(ESTIMATOR_SYMBOLS, path)
     if key == path or _under(key, root) not in ESTIMATOR_MODULES:
         return symbol
@@ -306,7 +311,7 @@ def _public_spelling(origin: str) -> str:
 
 def known_paths() -> Tuple[str, ...]:
     """One path per entry of the tables above, e.g. for listing or testing them all."""
-    paths = list(ESTIMATOR_SYMBOLS)
+    paths = list(ESTIMATOR_SYMBOLS) + list(DROPPED_ESTIMATOR_SYMBOLS)
     paths += ["tensorflow_estimator", "tensorflow_estimator.python.estimator"]
     paths += [
         f"{prefix}.{module}"

@@ -282,6 +282,37 @@ def _estimator_symbols() -> Dict[str, Symbol]:
 ESTIMATOR_SYMBOLS: Dict[str, Symbol] = _estimator_symbols()
 """Canonical name -> `Symbol`, for the whole public 2.15 estimator API and its modules."""
 
+# --- Names tf.estimator had before 2.15 -------------------------------------------------------
+# Public in both namespaces until a release before 2.15 dropped them; TF 1.x and 2.0-2.8
+# programs still use them. Each row: (names, last release that had them, status, anchor,
+# replacement).
+DROPPED_ESTIMATOR_ROWS = (
+    (
+        "BoostedTreesClassifier BoostedTreesRegressor BoostedTreesEstimator",
+        "2.8",
+        NOT_SUPPORTED,
+        "boosted-trees",
+        "TensorFlow >= 2.15 registers the BoostedTrees* ops but ships no kernel for any of "
+        "them, so nothing can run these models; natively, ydf.GradientBoostedTreesLearner, "
+        "sklearn.ensemble.HistGradientBoostingClassifier/Regressor or lightgbm",
+    ),
+)
+
+
+def _dropped_estimator_symbols():
+    symbols, releases = {}, {}
+    for names, release, status, anchor, replacement in DROPPED_ESTIMATOR_ROWS:
+        for relative in names.split(" "):
+            for root in (ESTIMATOR_V2, ESTIMATOR_V1):
+                name = f"{root}.{relative}"
+                symbols[name] = Symbol(name, status, replacement, guide_link(anchor))
+                releases[name] = release
+    return symbols, releases
+
+
+DROPPED_ESTIMATOR_SYMBOLS, DROPPED_ESTIMATOR_RELEASES = _dropped_estimator_symbols()
+"""Canonical name -> `Symbol`, and -> the last tensorflow-estimator release that had it."""
+
 # --- Methods and properties of estimator objects ---------------------------------------------
 # Every member of tf.estimator.Estimator in 2.15 (all estimators share them), then the
 # tf.contrib.learn estimator methods TF 1.x code still called.

@@ -39,8 +39,9 @@ def not_provided(path: str, for_import: bool = False) -> Exception:
         advice, guide = f"natively, {symbol.replacement}", symbol.guide
     else:
         advice, guide = "use the public tf.estimator name it maps to", GUIDE_PAGE
+    release = api_surface.estimator_names.DROPPED_ESTIMATOR_RELEASES.get(_tf_spelling(path), "2.15")
     message = (
-        f"{path} was part of tensorflow-estimator 2.15, but tfestimator_compat does not "
+        f"{path} was part of tensorflow-estimator {release}, but tfestimator_compat does not "
         f"provide it (yet): {advice}. See {guide}; `tfestimator-compat check` lists every "
         "such name a program uses."
     )
@@ -66,7 +67,9 @@ def _missing_attribute(module_name: str):
 
     def __getattr__(name: str):
         path = f"{module_name}.{name}"
-        if not name.startswith("_") and _tf_spelling(path) in api_surface.ESTIMATOR_SYMBOLS:
+        spelled = _tf_spelling(path)
+        known = (api_surface.ESTIMATOR_SYMBOLS, api_surface.DROPPED_ESTIMATOR_SYMBOLS)
+        if not name.startswith("_") and any(spelled in names for names in known):
             raise not_provided(path)
         raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
 
