@@ -65,6 +65,24 @@ def tf_data_format(data_format: str, spatial_rank: int) -> str:
     return f"NC{spatial}" if data_format == "channels_first" else f"N{spatial}C"
 
 
+class ChannelsLayout:
+    """Runs a channels_first layer's ops channels_last where no GPU is visible.
+
+    TF 1.x programs written for GPUs ask for channels_first, which
+    TensorFlow's CPU convolution and pooling kernels take only in oneDNN
+    builds on recent CPUs ("only supports the NHWC tensor format on the
+    CPU" elsewhere). Transposing around the ops gives the same numbers on
+    every CPU. Subclasses define `compute(inputs, data_format)`.
+    """
+
+    def call(self, inputs):
+        if self.data_format == "channels_last" or tf.config.list_logical_devices("GPU"):
+            return self.compute(inputs, self.data_format)
+        rank = inputs.shape.rank
+        outputs = self.compute(tf.transpose(inputs, [0, *range(2, rank), 1]), "channels_last")
+        return tf.transpose(outputs, [0, rank - 1, *range(1, rank - 1)])
+
+
 def static_bool(value) -> bool | None:
     """A `training` argument as a Python bool, or None when only known at run time."""
     if value is None:

@@ -9,6 +9,7 @@ import keras
 import tensorflow as tf
 
 from tfestimator_compat.layers_v1.base import ZEROS
+from tfestimator_compat.layers_v1.base import ChannelsLayout
 from tfestimator_compat.layers_v1.base import WeightedLayer
 from tfestimator_compat.layers_v1.base import as_tuple
 from tfestimator_compat.layers_v1.base import normalize_data_format
@@ -16,7 +17,7 @@ from tfestimator_compat.layers_v1.base import normalize_padding
 from tfestimator_compat.layers_v1.base import tf_data_format
 
 
-class _Conv(WeightedLayer):
+class _Conv(ChannelsLayout, WeightedLayer):
     """What convolutions share: geometry arguments, kernel and bias creation."""
 
     rank = 2
@@ -52,14 +53,9 @@ class _Conv(WeightedLayer):
     def _channel_axis(self):
         return 1 if self.data_format == "channels_first" else -1
 
-    @property
-    def _spatial_axes(self):
-        first = 2 if self.data_format == "channels_first" else 1
+    def _spatial_axes(self, data_format):
+        first = 2 if data_format == "channels_first" else 1
         return list(range(first, first + self.rank))
-
-    @property
-    def _tf_format(self):
-        return tf_data_format(self.data_format, self.rank)
 
     def _input_channels(self, input_shape):
         channels = input_shape[self._channel_axis]
@@ -75,11 +71,11 @@ class _Conv(WeightedLayer):
             name, shape, initializer=initializer, regularizer=regularizer, constraint=constraint
         )
 
-    def _causal_pad(self, inputs):
+    def _causal_pad(self, inputs, data_format):
         """Pads the time axis on the left, so output t sees inputs <= t only."""
         left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
         paddings = [[0, 0]] * 3
-        paddings[self._spatial_axes[0]] = [left, 0]
+        paddings[self._spatial_axes(data_format)[0]] = [left, 0]
         return tf.pad(inputs, paddings)
 
 
@@ -95,19 +91,19 @@ class _PlainConv(_Conv):
         )
         self._add_bias(self.filters)
 
-    def call(self, inputs):
+    def compute(self, inputs, data_format):
         padding = self.padding
         if padding == "causal":
-            inputs, padding = self._causal_pad(inputs), "valid"
+            inputs, padding = self._causal_pad(inputs, data_format), "valid"
         outputs = tf.nn.convolution(
             inputs,
             self.kernel,
             strides=self.strides,
             padding=padding.upper(),
             dilations=self.dilation_rate,
-            data_format=self._tf_format,
+            data_format=tf_data_format(data_format, self.rank),
         )
-        return self._finish(outputs, self.data_format)
+        return self._finish(outputs, data_format)
 
 
 def _conv_class(name, rank, doc):
@@ -190,15 +186,16 @@ class _ConvTranspose(_Conv):
             return size * stride
         return size * stride + max(kernel - stride, 0)
 
-    def call(self, inputs):
+    def compute(self, inputs, data_format):
         dynamic = tf.shape(inputs)
         static = inputs.shape
-        sizes = [self._output_size(dynamic[a], i) for i, a in enumerate(self._spatial_axes)]
+        spatial_axes = self._spatial_axes(data_format)
+        sizes = [self._output_size(dynamic[a], i) for i, a in enumerate(spatial_axes)]
         static_sizes = [
             None if static[a] is None else self._output_size(static[a], i)
-            for i, a in enumerate(self._spatial_axes)
+            for i, a in enumerate(spatial_axes)
         ]
-        if self.data_format == "channels_first":
+        if data_format == "channels_first":
             output_shape = [dynamic[0], self.filters] + sizes
             static_shape = [static[0], self.filters] + static_sizes
         else:
@@ -210,10 +207,10 @@ class _ConvTranspose(_Conv):
             tf.stack(output_shape),
             strides=self.strides,
             padding=self.padding.upper(),
-            data_format=self._tf_format,
+            data_format=tf_data_format(data_format, self.rank),
         )
         outputs.set_shape(static_shape)
-        return self._finish(outputs, self.data_format)
+        return self._finish(outputs, data_format)
 
 
 def _conv_transpose_class(name, rank, doc):
@@ -294,32 +291,32 @@ class _SeparableConv(_Conv):
         )
         self._add_bias(self.filters)
 
-    def call(self, inputs):
+    def compute(self, inputs, data_format):
         padding = self.padding
         if padding == "causal":
-            inputs, padding = self._causal_pad(inputs), "valid"
+            inputs, padding = self._causal_pad(inputs, data_format), "valid"
         depthwise, pointwise = self.depthwise_kernel, self.pointwise_kernel
         strides, dilations = self.strides, self.dilation_rate
         if self.rank == 1:
             # A 1D separable convolution is a 2D one over a height of 1; the
             # depthwise op wants equal row and column strides.
-            axis = self._spatial_axes[0]
+            axis = self._spatial_axes(data_format)[0]
             inputs = tf.expand_dims(inputs, axis)
             depthwise, pointwise = tf.expand_dims(depthwise, 0), tf.expand_dims(pointwise, 0)
             strides, dilations = strides * 2, (1,) + dilations
-        channels_first = self.data_format == "channels_first"
+        channels_first = data_format == "channels_first"
         outputs = tf.nn.separable_conv2d(
             inputs,
             depthwise,
             pointwise,
             strides=(1, 1) + strides if channels_first else (1,) + strides + (1,),
             padding=padding.upper(),
-            data_format=tf_data_format(self.data_format, 2),
+            data_format=tf_data_format(data_format, 2),
             dilations=dilations,
         )
         if self.rank == 1:
             outputs = tf.squeeze(outputs, [axis])
-        return self._finish(outputs, self.data_format)
+        return self._finish(outputs, data_format)
 
 
 def _separable_class(name, rank, doc):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import keras
 import tensorflow as tf
 
+from tfestimator_compat.layers_v1.base import ChannelsLayout
 from tfestimator_compat.layers_v1.base import Layer
 from tfestimator_compat.layers_v1.base import as_tuple
 from tfestimator_compat.layers_v1.base import normalize_data_format
@@ -12,7 +13,7 @@ from tfestimator_compat.layers_v1.base import normalize_padding
 from tfestimator_compat.layers_v1.base import tf_data_format
 
 
-class _Pooling(Layer):
+class _Pooling(ChannelsLayout, Layer):
     """Max or average pooling over `rank` spatial axes."""
 
     rank = 2
@@ -34,13 +35,13 @@ class _Pooling(Layer):
         self.data_format = normalize_data_format(data_format)
         self.input_spec = keras.InputSpec(ndim=self.rank + 2)
 
-    def call(self, inputs):
+    def compute(self, inputs, data_format):
         return self.pool(
             inputs,
             ksize=self.pool_size,
             strides=self.strides,
             padding=self.padding.upper(),
-            data_format=tf_data_format(self.data_format, self.rank),
+            data_format=tf_data_format(data_format, self.rank),
         )
 
 
