@@ -170,3 +170,21 @@ def test_absolute_state_file_entries_are_used_as_written(model_dir):
         state.write(f'model_checkpoint_path: "{older}"\nall_model_checkpoint_paths: "{older}"\n')
     assert estimator.latest_checkpoint() == older
     assert estimator.evaluate(dataset_input_fn(), steps=1)["global_step"] == 4
+
+
+def test_a_model_dir_on_another_filesystem_follows_its_state_file():
+    # ram:// is a TensorFlow filesystem reached only through tf.io.gfile, as
+    # gs:// and hdfs:// are: nothing may go through os.path or open().
+    model_dir = f"ram://model-{os.getpid()}-{time.time_ns()}"
+    estimator = make_estimator(model_dir, save_checkpoints_steps=4)
+    estimator.train(dataset_input_fn(repeat=True), steps=8)
+    files = set(tf.io.gfile.listdir(model_dir))
+    assert {"checkpoint", "graph.pbtxt", "model.ckpt-8.index"} <= files
+    assert estimator.latest_checkpoint() == model_dir + "/model.ckpt-8"
+    with tf.io.gfile.GFile(model_dir + "/checkpoint", "w") as state:
+        state.write(
+            'model_checkpoint_path: "model.ckpt-4"\nall_model_checkpoint_paths: "model.ckpt-4"\n'
+        )
+    assert estimator.evaluate(dataset_input_fn(), steps=1)["global_step"] == 4
+    estimator.train(dataset_input_fn(repeat=True), steps=2)
+    assert estimator.get_variable_value("global_step") == 6

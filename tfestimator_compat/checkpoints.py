@@ -101,19 +101,28 @@ def _step_of_prefix(prefix):
     return int(suffix) if suffix.isdigit() else -1
 
 
+def reader(prefix):
+    """A reader of the checkpoint at `prefix`, on any filesystem `tf.io.gfile` reaches.
+
+    `tf.train.load_checkpoint` first asks whether the path is a directory,
+    which some filesystems (TensorFlow's `ram://`) answer yes for any path.
+    """
+    return tf.compat.v1.train.NewCheckpointReader(prefix)
+
+
 def incomplete(prefix):
     """Why the checkpoint at `prefix` cannot be restored, or None when it looks whole."""
     index = prefix + ".index"
     if not tf.io.gfile.exists(index):
         return f"{index} is missing"
     try:
-        reader = tf.train.load_checkpoint(prefix)
+        checkpoint = reader(prefix)
     except (tf.errors.OpError, ValueError) as error:
         return f"{index} is unreadable ({type(error).__name__})"
     data_files = tf.io.gfile.glob(prefix + ".data-*")
     if not data_files:
         return f"{prefix}.data-00000-of-00001 is missing"
-    expected = _data_bytes(reader)
+    expected = _data_bytes(checkpoint)
     try:
         actual = sum(tf.io.gfile.stat(path).length for path in data_files)
     except tf.errors.NotFoundError:
@@ -127,7 +136,7 @@ def incomplete(prefix):
 _INDEX_ENTRY = re.compile(rb" \((DT_[A-Z0-9_]+)\) \[([0-9,]*)\]\n")
 
 
-def _data_bytes(reader):
+def _data_bytes(checkpoint):
     """The bytes of tensor data a checkpoint's index promises (strings aside).
 
     Counted per stored entry: a variable saved in slices may not hold every
@@ -135,7 +144,7 @@ def _data_bytes(reader):
     saved a partitioned variable's slots that way).
     """
     total = 0
-    for dtype_name, shape in _INDEX_ENTRY.findall(reader.debug_string()):
+    for dtype_name, shape in _INDEX_ENTRY.findall(checkpoint.debug_string()):
         dtype = tf.as_dtype(types_pb2.DataType.Value(dtype_name.decode()))
         if dtype != tf.string:
             total += int(np.prod([int(size) for size in shape.split(b",") if size])) * dtype.size
@@ -144,10 +153,10 @@ def _data_bytes(reader):
 
 def global_step_of(checkpoint_path):
     """The `global_step` stored in a checkpoint (0 when it has none)."""
-    reader = tf.train.load_checkpoint(checkpoint_path)
-    if not reader.has_tensor(tf.compat.v1.GraphKeys.GLOBAL_STEP):
+    checkpoint = reader(checkpoint_path)
+    if not checkpoint.has_tensor(tf.compat.v1.GraphKeys.GLOBAL_STEP):
         return 0
-    return int(reader.get_tensor(tf.compat.v1.GraphKeys.GLOBAL_STEP))
+    return int(checkpoint.get_tensor(tf.compat.v1.GraphKeys.GLOBAL_STEP))
 
 
 def check_restorable(checkpoint_path, variables):
@@ -163,9 +172,9 @@ def check_restorable(checkpoint_path, variables):
             "Pass a checkpoint prefix such as <model_dir>/model.ckpt-100; "
             "estimator.latest_checkpoint() gives the newest one."
         )
-    reader = tf.train.load_checkpoint(checkpoint_path)
-    shapes = reader.get_variable_to_shape_map()
-    dtypes = reader.get_variable_to_dtype_map()
+    checkpoint = reader(checkpoint_path)
+    shapes = checkpoint.get_variable_to_shape_map()
+    dtypes = checkpoint.get_variable_to_dtype_map()
     variables = partitioned_variables.by_checkpoint_name(variables)
     missing = sorted(name for name in variables if name not in shapes)
     if missing:

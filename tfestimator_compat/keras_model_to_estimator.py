@@ -156,7 +156,7 @@ def load_estimator_weights(
         directory, checkpoint = checkpoint, tf.train.latest_checkpoint(checkpoint)
         if checkpoint is None:
             raise ValueError(f"There is no checkpoint in {directory}. Train the Estimator first.")
-    reader = tf.train.load_checkpoint(checkpoint)
+    reader = checkpoints.reader(checkpoint)
     keras3_model = keras_flavours.as_keras3_model(keras_model, custom_objects, compile=False)
     names = _checkpoint_names(_KerasModelFn(keras3_model, custom_objects))
     missing = [name for name in names if not reader.has_tensor(name)]

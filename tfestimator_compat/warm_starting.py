@@ -11,6 +11,7 @@ import re
 import tensorflow as tf
 from tensorflow.python.training import warm_starting_util
 
+from tfestimator_compat import checkpoints
 from tfestimator_compat.engine import partitioned_variables
 
 VocabInfo = tf.compat.v1.train.VocabInfo
@@ -173,7 +174,7 @@ def _whole_from_export(reader, keys, name, variable):
 def warm_start(settings, store, trainable_names):
     """Assigns the selected variables from `settings.ckpt_to_initialize_from`."""
     checkpoint = _checkpoint_path(settings)
-    reader = tf.train.load_checkpoint(checkpoint)
+    reader = checkpoints.reader(checkpoint)
     keys = _tensor_keys(reader)
     shapes = {name: reader.get_variable_to_shape_map()[key] for name, key in keys.items()}
     tf.compat.v1.logging.info("Warm-starting with WarmStartSettings: %s", settings)
