@@ -159,8 +159,13 @@ def estimator_spec(
     features, labels, mode, head, logits, cols_to_vars, feature_columns, optimizer, loss_type, tf1
 ):
     """The spec of the linear model (`logits`, its variables in `cols_to_vars`)
-    trained by SDCA: its train op takes one SDCA step, and a chief hook sets
-    the weights from the step's results.
+    trained by SDCA: its train op takes one SDCA step, then sets the weights
+    from the step's results.
+
+    The original set the weights in a hook its chief ran with the train op;
+    here no strategy runs SDCA (`check_model_fn`), so the one process is the
+    chief, and doing it in the train op lets the traced step be reused and
+    run many steps per call.
 
     `tf1`: a `tf.compat.v1.estimator` class, whose model lived in the variable
     scope `linear`, so the unshrunk copies are named under `linear/` and after
@@ -180,25 +185,11 @@ def estimator_spec(
         optimizer.example_id_column,
         tf1,
     )
-    train_op = step.minimize(tf.compat.v1.train.get_or_create_global_step())
-    update = step.update_weights(train_op, reads=[logits, *weight_summaries])
-    spec = head.create_estimator_spec(
+    minimize = step.minimize(tf.compat.v1.train.get_or_create_global_step())
+    train_op = step.update_weights(minimize, reads=[logits, *weight_summaries])
+    return head.create_estimator_spec(
         features, mode, logits, labels=labels, train_op_fn=lambda _: train_op
     )
-    return spec._replace(
-        training_chief_hooks=tuple(spec.training_chief_hooks) + (UpdateWeightsHook(update),)
-    )
-
-
-class UpdateWeightsHook(tf.compat.v1.train.SessionRunHook):
-    """Sets the model's weights from SDCA's unshrunk copies in every step, as the
-    original's chief did (its other workers left them to the chief)."""
-
-    def __init__(self, update_op):
-        self._update_op = update_op
-
-    def before_run(self, run_context):
-        return tf.compat.v1.train.SessionRunArgs(self._update_op)
 
 
 class _ColumnState:
