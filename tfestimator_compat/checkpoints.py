@@ -20,6 +20,7 @@ from tensorflow.core.framework import types_pb2
 
 from tfestimator_compat import logs
 from tfestimator_compat.engine import partitioned_variables
+from tfestimator_compat.engine.variable_store import is_table
 from tfestimator_compat.engine.variable_store import per_device_copies
 
 CHECKPOINT_BASENAME = "model.ckpt"
@@ -160,7 +161,8 @@ def global_step_of(checkpoint_path):
 
 
 def check_restorable(checkpoint_path, variables):
-    """Raises unless every variable is in the checkpoint with its shape and dtype.
+    """Raises unless every variable is in the checkpoint with its shape and dtype
+    (and every table with its keys and values).
 
     The original let a Saver find a mismatch halfway through restoring, or
     quietly reshaped; here nothing is touched until the whole model fits.
@@ -175,8 +177,12 @@ def check_restorable(checkpoint_path, variables):
     checkpoint = reader(checkpoint_path)
     shapes = checkpoint.get_variable_to_shape_map()
     dtypes = checkpoint.get_variable_to_dtype_map()
-    variables = partitioned_variables.by_checkpoint_name(variables)
+    tables = {name: entry for name, entry in variables.items() if is_table(entry)}
+    variables = partitioned_variables.by_checkpoint_name(
+        {name: entry for name, entry in variables.items() if name not in tables}
+    )
     missing = sorted(name for name in variables if name not in shapes)
+    missing += sorted(key for name in tables for key in table_keys(name) if key not in shapes)
     if missing:
         raise tf.errors.NotFoundError(
             None,
@@ -208,6 +214,11 @@ def check_restorable(checkpoint_path, variables):
         )
 
 
+def table_keys(name):
+    """The checkpoint keys of the table `name`: its keys and its values."""
+    return (f"{name}-keys", f"{name}-values")
+
+
 def _is_checkpoint(path):
     """Whether `path` is a checkpoint prefix (or a single-file TF1 checkpoint)."""
     if tf.io.gfile.exists(path + ".index"):
@@ -228,6 +239,8 @@ def restore(checkpoint_path, variables):
     check_restorable(checkpoint_path, variables)
     name_based_saver(variables).restore(None, checkpoint_path)
     for variable in variables.values():
+        if is_table(variable):
+            continue
         first, *others = per_device_copies(variable)
         for other in others:
             other.assign(first)
@@ -253,7 +266,10 @@ def saveable(variables):
     """
     saved = {}
     for name, entry in partitioned_variables.by_checkpoint_name(variables).items():
-        if isinstance(entry, list):
+        if is_table(entry):
+            # Saved as `<name>-keys` and `<name>-values`, as TF1 saved it.
+            saved[name] = entry
+        elif isinstance(entry, list):
             parts = [per_device_copies(part)[0] for part in entry]
             saved.update(partitioned_variables.slice_saveables(name, parts))
         else:

@@ -22,6 +22,7 @@ from tfestimator_compat import scaffold
 from tfestimator_compat import session_config
 from tfestimator_compat import warm_starting
 from tfestimator_compat.engine import summaries
+from tfestimator_compat.engine import variable_store
 from tfestimator_compat.engine.eager import in_eager_mode
 from tfestimator_compat.engine.input_fn import call_input_fn
 from tfestimator_compat.engine.keras_adapter import ModelFnModel
@@ -486,7 +487,7 @@ class Estimator:
         model.weights_by_name = {
             name: variable
             for name, variable in self._variables_of(graph).items()
-            if name != "global_step"
+            if name != "global_step" and not variable_store.is_table(variable)
         }
         spec = graph.spec
         hooks = (
@@ -520,7 +521,9 @@ class Estimator:
             graph.collections.get(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, [])
         )
         saved = self._store.global_variables()
-        return {name: saved[name] for name in sorted(set(in_graph)) if name in saved}
+        variables = {name: saved[name] for name in sorted(set(in_graph)) if name in saved}
+        tables = self._store.tables_of(graph.collections.get(variable_store.TABLES, []))
+        return {**variables, **tables}
 
     def _initialize(self, graph, checkpoint_path, follow_latest=False):
         """Restores `graph`'s variables, or initializes them when there is no checkpoint,

@@ -1,5 +1,6 @@
 """`tf.estimator.experimental`."""
 
+from tfestimator_compat.canned.linear_sdca import LinearSDCA
 from tfestimator_compat.canned.logit_fn import call_logit_fn
 from tfestimator_compat.early_stopping import make_early_stopping_hook
 from tfestimator_compat.early_stopping import read_eval_metrics
@@ -13,6 +14,7 @@ from tfestimator_compat.export.receivers import build_raw_supervised_input_recei
 
 __all__ = [
     "InMemoryEvaluatorHook",
+    "LinearSDCA",
     "build_raw_supervised_input_receiver_fn",
     "call_logit_fn",
     "make_early_stopping_hook",

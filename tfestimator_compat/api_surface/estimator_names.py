@@ -197,9 +197,8 @@ ESTIMATOR_ROWS = (
     ),
     (
         "experimental.LinearSDCA",
-        NOT_SUPPORTED,
+        SUPPORTED,
         "experimental-estimators",
-        "not in the shim yet; natively, "
         "a linear keras.Model trained with keras.optimizers.Ftrl or Adagrad (no SDCA in Keras)",
     ),
     (

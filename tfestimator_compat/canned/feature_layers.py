@@ -99,11 +99,13 @@ def shared_embedding_tensors(cache, columns) -> dict:
     return outputs
 
 
-def linear_logits(features, feature_columns, units, sparse_combiner="sum"):
+def linear_logits(features, feature_columns, units, sparse_combiner="sum", cols_to_vars=None):
     """A linear model of the columns: `[batch, units]`, with a bias.
 
     Variables are `<scope>/linear_model/<column>/weights` and
-    `<scope>/linear_model/bias_weights`, all starting at zero.
+    `<scope>/linear_model/bias_weights`, all starting at zero. `cols_to_vars`,
+    a dict, receives each column's variables (and the bias's, as `"bias"`),
+    each a list of its parts.
     """
     if sparse_combiner not in ("mean", "sqrtn", "sum"):
         raise ValueError(
@@ -111,5 +113,9 @@ def linear_logits(features, feature_columns, units, sparse_combiner="sum"):
         )
     with _quiet():
         return tf.compat.v1.feature_column.linear_model(
-            features, feature_columns, units=units, sparse_combiner=sparse_combiner
+            features,
+            feature_columns,
+            units=units,
+            sparse_combiner=sparse_combiner,
+            cols_to_vars=cols_to_vars,
         )

@@ -13,6 +13,7 @@ import tensorflow as tf
 
 from tfestimator_compat.canned import feature_layers
 from tfestimator_compat.canned import keras2_optimizers
+from tfestimator_compat.canned import linear_sdca
 from tfestimator_compat.canned import optimizers
 from tfestimator_compat.canned.heads import classification_head
 from tfestimator_compat.canned.heads import regression_head
@@ -33,16 +34,25 @@ def default_linear_optimizer(feature_columns, max_learning_rate=LEARNING_RATE):
 
 
 def linear_logits(
-    features, feature_columns, units, sparse_combiner="sum", training=False, partitioner=None
+    features,
+    feature_columns,
+    units,
+    sparse_combiner="sum",
+    training=False,
+    partitioner=None,
+    cols_to_vars=None,
 ):
     """Builds the linear model under the variable scope `linear`, its variables
-    partitioned by `partitioner` when one is given.
+    partitioned by `partitioner` when one is given (and listed by column in
+    `cols_to_vars` when given a dict).
 
     Returns:
         `(logits, trainable_variables)`.
     """
     with tf.compat.v1.variable_scope("linear", partitioner=partitioner) as scope:
-        logits = feature_layers.linear_logits(features, feature_columns, units, sparse_combiner)
+        logits = feature_layers.linear_logits(
+            features, feature_columns, units, sparse_combiner, cols_to_vars
+        )
     variables = tf.compat.v1.get_collection(
         tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, scope=scope.name + "/"
     )
@@ -73,10 +83,35 @@ def linear_model_fn(
     optimizer="Ftrl",
     sparse_combiner="sum",
     partitioner=None,
+    tf1=False,
 ):
-    """The `model_fn` of the linear estimators: `head` on the linear logits."""
+    """The `model_fn` of the linear estimators: `head` on the linear logits.
+
+    With a `LinearSDCA` optimizer the model is trained by SDCA (`linear_sdca`);
+    `tf1` says a `tf.compat.v1.estimator` class called, whose SDCA variables
+    had other names.
+    """
     feature_layers.validate_features(features)
     training = mode == ModeKeys.TRAIN
+    if isinstance(optimizer, linear_sdca.LinearSDCA):
+        loss_type = linear_sdca.check_model_fn(head, feature_columns, sparse_combiner)
+        cols_to_vars = {}
+        with linear_sdca.model_scope(head, tf1):
+            logits, _ = linear_logits(
+                features, feature_columns, 1, "sum", training, partitioner, cols_to_vars
+            )
+        return linear_sdca.estimator_spec(
+            features,
+            labels,
+            mode,
+            head,
+            logits,
+            cols_to_vars,
+            feature_columns,
+            optimizer,
+            loss_type,
+            tf1,
+        )
     logits, variables = linear_logits(
         features, feature_columns, head.logits_dimension, sparse_combiner, training, partitioner
     )
@@ -106,7 +141,9 @@ class LinearEstimator(Estimator):
         optimizer: 'Ftrl' (default), 'Adagrad', 'Adam', 'RMSProp' or 'SGD' at
             learning rate 0.2, a Keras optimizer, a `tf.compat.v1.train`
             optimizer, or a callable returning one. None: FTRL at
-            `min(0.2, 1 / sqrt(len(feature_columns)))`.
+            `min(0.2, 1 / sqrt(len(feature_columns)))`. A
+            `tf.estimator.experimental.LinearSDCA` trains by SDCA (binary
+            and regression heads).
         config: a `RunConfig`.
         sparse_combiner: how multivalent categorical columns are combined:
             'sum' (default), 'mean' or 'sqrtn'.
@@ -180,6 +217,7 @@ class LinearClassifier(LinearEstimator):
         loss_reduction=head_utils.SUM_OVER_BATCH_SIZE,
         sparse_combiner="sum",
     ):
+        linear_sdca.check_classifier(feature_columns, n_classes, optimizer, sparse_combiner)
         super().__init__(
             classification_head(n_classes, weight_column, label_vocabulary, loss_reduction),
             feature_columns,
@@ -218,6 +256,7 @@ class LinearRegressor(LinearEstimator):
         loss_reduction=head_utils.SUM_OVER_BATCH_SIZE,
         sparse_combiner="sum",
     ):
+        linear_sdca.check_regressor(feature_columns, label_dimension, optimizer, sparse_combiner)
         super().__init__(
             regression_head(label_dimension, weight_column, loss_reduction),
             feature_columns,

@@ -27,7 +27,8 @@ def tf1_tags():
         _TF1_TAGS.reset(token)
 
 
-def _tag(part, tag):
+def tag_for(part, tag):
+    """`tag`, or `<part>/<tag>` within `tf1_tags()`."""
     return f"{part}/{tag}" if _TF1_TAGS.get() else tag
 
 
@@ -36,7 +37,7 @@ def add_layer_summary(value, tag, part):
 
     `part` is the model part (`dnn`, `linear`) the layer belongs to.
     """
-    tag = _tag(part, tag)
+    tag = tag_for(part, tag)
     tf.compat.v1.summary.scalar(f"{tag}/fraction_of_zero_values", tf.math.zero_fraction(value))
     tf.compat.v1.summary.histogram(f"{tag}/activation", value)
 
@@ -45,12 +46,12 @@ def add_linear_summaries(weights, bias, units):
     """The linear model's `bias` and `fraction_of_zero_weights`."""
     if bias is not None:
         if units > 1:
-            tf.compat.v1.summary.histogram(_tag("linear", "bias"), bias)
+            tf.compat.v1.summary.histogram(tag_for("linear", "bias"), bias)
         else:
-            tf.compat.v1.summary.scalar(_tag("linear", "bias"), bias[0])
+            tf.compat.v1.summary.scalar(tag_for("linear", "bias"), bias[0])
     if weights:
         zeros = tf.add_n(
             [tf.math.zero_fraction(w) * tf.cast(tf.size(w), tf.float32) for w in weights]
         )
         total = float(sum(w.shape.num_elements() for w in weights))
-        tf.compat.v1.summary.scalar(_tag("linear", "fraction_of_zero_weights"), zeros / total)
+        tf.compat.v1.summary.scalar(tag_for("linear", "fraction_of_zero_weights"), zeros / total)

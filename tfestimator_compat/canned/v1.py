@@ -35,6 +35,9 @@ from tfestimator_compat.canned.dnn_linear_combined import dnn_linear_combined_mo
 from tfestimator_compat.canned.dnn_linear_combined import linear_learning_rate
 from tfestimator_compat.canned.linear import LEARNING_RATE as _LINEAR_LEARNING_RATE
 from tfestimator_compat.canned.linear import linear_model_fn
+from tfestimator_compat.canned.linear_sdca import LinearSDCA
+from tfestimator_compat.canned.linear_sdca import check_classifier
+from tfestimator_compat.canned.linear_sdca import check_regressor
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.head import v1_heads
 from tfestimator_compat.mode_keys import ModeKeys
@@ -230,6 +233,7 @@ class LinearEstimator(Estimator):
         optimizer: 'Ftrl' (default), 'Adagrad', 'Adam', 'RMSProp' or 'SGD' at
             learning rate 0.2, a `tf.compat.v1.train.Optimizer`, or a callable
             returning one. None: FTRL at `min(0.2, 1 / sqrt(len(feature_columns)))`.
+            A `tf.estimator.experimental.LinearSDCA` trains by SDCA.
         partitioner: partitions the model's variables (e.g.
             `tf.compat.v1.fixed_size_partitioner(4)`); they are saved whole,
             in slices, as the original saved them.
@@ -247,18 +251,21 @@ class LinearEstimator(Estimator):
         warm_start_from=None,
     ):
         feature_columns = feature_layers.validate_feature_columns(feature_columns)
-        if optimizer:
-            learning_rate = _LINEAR_LEARNING_RATE
+        if isinstance(optimizer, LinearSDCA):
+            resolved = optimizer
+        elif optimizer:
+            resolved = _tf1_optimizer(optimizer, _LINEAR_LEARNING_RATE)
         else:
-            optimizer = "Ftrl"
             learning_rate = min(_LINEAR_LEARNING_RATE, 1.0 / math.sqrt(len(feature_columns)))
+            resolved = _tf1_optimizer("Ftrl", learning_rate)
         model_fn = functools.partial(
             linear_model_fn,
             head=head,
             feature_columns=feature_columns,
-            optimizer=_tf1_optimizer(optimizer, learning_rate),
+            optimizer=resolved,
             sparse_combiner=sparse_combiner,
             partitioner=_checked_partitioner(partitioner, "partitioner"),
+            tf1=True,
         )
         super().__init__(
             model_fn=_v1_model_fn(model_fn, "linear/head", v1_variables.VARIABLE_SCOPE_PART),
@@ -290,6 +297,7 @@ class LinearClassifier(LinearEstimator):
         loss_reduction=SUM,
         sparse_combiner="sum",
     ):
+        check_classifier(feature_columns, n_classes, optimizer, sparse_combiner)
         super().__init__(
             v1_heads.classification_head(
                 n_classes, weight_column, label_vocabulary, loss_reduction
@@ -325,6 +333,7 @@ class LinearRegressor(LinearEstimator):
         loss_reduction=SUM,
         sparse_combiner="sum",
     ):
+        check_regressor(feature_columns, label_dimension, optimizer, sparse_combiner)
         super().__init__(
             v1_heads.regression_head(label_dimension, weight_column, loss_reduction),
             feature_columns,

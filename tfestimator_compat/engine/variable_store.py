@@ -10,11 +10,13 @@ graph mode would have given it. That name is also the checkpoint key.
 
 import collections
 import contextlib
+import contextvars
 
 import keras
 import numpy as np
 import tensorflow as tf
 from keras.src.backend.common import global_state
+from tensorflow.python.ops import lookup_ops
 
 from tfestimator_compat.engine import variable_initializers
 from tfestimator_compat.engine.random_seeds import GraphSeeds
@@ -24,6 +26,9 @@ _LOCAL_COLLECTIONS = (_GraphKeys.LOCAL_VARIABLES, _GraphKeys.METRIC_VARIABLES)
 # Keras 3 keeps random-op state in variables of this name; TF1 had none, so it
 # is per-process state, never part of a checkpoint.
 _KERAS_RNG_STATE = "seed_generator_state"
+# The graph collection that lists the store's tables a traced graph uses.
+TABLES = "tfestimator_compat_checkpointed_tables"
+_CURRENT = contextvars.ContextVar("variable_store", default=None)
 
 
 class VariableStore:
@@ -46,6 +51,7 @@ class VariableStore:
         self._creating_under_strategy = False
         self._variables = {}
         self._local_initial_values = {}
+        self._tables = {}
 
     @contextlib.contextmanager
     def scope(self):
@@ -72,11 +78,36 @@ class VariableStore:
 
         uids = global_state.get_global_attribute("object_name_uids")
         global_state.set_global_attribute("object_name_uids", collections.defaultdict(int))
+        token = _CURRENT.set(self)
         try:
             with tf.variable_creator_scope(creator):
                 yield
         finally:
+            _CURRENT.reset(token)
             global_state.set_global_attribute("object_name_uids", uids)
+
+    def table(self, name, make):
+        """The store's lookup table `name`, made by `make()` the first time.
+
+        A TF1 table made in a `model_fn` lived as long as its Session, and one
+        made with `checkpoint=True` was saved with the variables (as
+        `<name>-keys` and `<name>-values`). Made in a trace, it would live for
+        one step function call; this one is made eagerly, kept with the
+        variables (so every later trace gets it back), and listed in the
+        current graph under `TABLES`, so the graph's checkpoints include it.
+        """
+        if name not in self._tables:
+            with tf.init_scope():
+                self._tables[name] = make()
+        table = self._tables[name]
+        graph = tf.compat.v1.get_default_graph()
+        if name not in graph.get_collection(TABLES):
+            graph.add_to_collection(TABLES, name)
+        return table
+
+    def tables_of(self, names):
+        """Name -> table for the store's tables among `names` (a graph's `TABLES`)."""
+        return {name: self._tables[name] for name in names if name in self._tables}
 
     def _create(self, next_creator, name, kwargs, key):
         initial_value = kwargs["initial_value"]
@@ -152,6 +183,16 @@ class VariableStore:
         names = {id(v): n for n, v in self._variables.items()}
         found = (names.get(id(_tf_variable(v))) for v in variables)
         return [name for name in found if name is not None]
+
+
+def is_table(entry) -> bool:
+    """Whether a checkpointed entry is one of the store's tables, not a variable."""
+    return isinstance(entry, lookup_ops.LookupInterface)
+
+
+def current():
+    """The store whose `scope()` is active (the model_fn being traced), or None."""
+    return _CURRENT.get()
 
 
 _VARIABLE_ARGS = (
