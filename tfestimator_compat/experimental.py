@@ -1,6 +1,8 @@
 """`tf.estimator.experimental`."""
 
 from tfestimator_compat.canned.logit_fn import call_logit_fn
+from tfestimator_compat.canned.rnn import RNNClassifier
+from tfestimator_compat.canned.rnn import RNNEstimator
 from tfestimator_compat.early_stopping import make_early_stopping_hook
 from tfestimator_compat.early_stopping import read_eval_metrics
 from tfestimator_compat.early_stopping import stop_if_higher_hook
@@ -13,6 +15,8 @@ from tfestimator_compat.export.receivers import build_raw_supervised_input_recei
 
 __all__ = [
     "InMemoryEvaluatorHook",
+    "RNNClassifier",
+    "RNNEstimator",
     "build_raw_supervised_input_receiver_fn",
     "call_logit_fn",
     "make_early_stopping_hook",
