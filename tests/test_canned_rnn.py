@@ -224,3 +224,15 @@ def test_cells_it_cannot_run_are_refused_naming_the_guide(model_dir):
         classifier = experimental.RNNClassifier(x, rnn_cell_fn=cell_fn, model_dir=model_dir)
         with pytest.raises(ValueError, match="replacements.md#rnn-estimators"):
             classifier.train(input_fn, steps=1)
+
+
+def test_the_original_module_paths_lead_here():
+    from tensorflow.python.estimator.canned.rnn import RNNClassifier
+    from tensorflow_estimator.python.estimator.head.sequential_head import (
+        SequentialHeadWrapper as Wrapper,
+    )
+
+    assert RNNClassifier is tf.estimator.experimental.RNNClassifier
+    assert Wrapper is SequentialHeadWrapper
+    assert tf.estimator.experimental.RNNEstimator is experimental.RNNEstimator
+    assert not hasattr(tf.compat.v1.estimator.experimental, "RNNClassifier")  # V2 only, as in 2.15
