@@ -2,7 +2,8 @@
 
 `fixtures/canned_rnn/` was written by tensorflow-estimator 2.15
 (`fixtures/canned_rnn/make_fixture.py`): an LSTM, a stacked GRU, a
-`SimpleRNN` predicting at every step and an `rnn_cell_fn` model. These
+`SimpleRNN` predicting at every step, an `rnn_cell_fn` model and a GRU
+(`reset_after=False`) classifying every step. These
 tests evaluate, predict, train on and export from them, and check the
 arguments the original refused.
 """
@@ -57,7 +58,18 @@ def test_evaluate_and_predict_reproduce_the_original(tmp_path, model):
         _close([fixture.jsonable(p[key]) for p in predictions], values, key)
 
 
-@pytest.mark.parametrize("model", fixture.MODELS)
+# Each resumed model traces its training graph (a while loop and its gradient) anew, for
+# seconds: an LSTM (Adagrad, clipped) and a SimpleRNN over every step (RMSProp) resume in
+# the fast tests, the models whose maths evaluation and prediction already compare with the
+# slow ones.
+FAST_RESUMED = ("lstm_classifier", "simple_rnn_sequences")
+RESUMED = [
+    model if model in FAST_RESUMED else pytest.param(model, marks=pytest.mark.slow)
+    for model in fixture.MODELS
+]
+
+
+@pytest.mark.parametrize("model", RESUMED)
 def test_training_resumes_with_the_originals_numbers(tmp_path, model):
     original = _original(tmp_path, model)
     original.train(fixture.train_input_fn(model), steps=fixture.RESUME_STEPS)
