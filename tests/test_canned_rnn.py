@@ -82,6 +82,20 @@ def test_training_resumes_with_the_originals_numbers(tmp_path, model):
         )
 
 
+def test_predictions_at_every_step_of_batches_of_other_lengths(tmp_path):
+    """Batches of 4 are 5, 4, 5, ... steps long: each yields its own rows, as in the original."""
+    original = _original(tmp_path, "simple_rnn_sequences")
+    input_fn = fixture.input_fn("simple_rnn_sequences", fixture.EVAL_SIZE, 1, 4)
+    predictions = list(original.predict(input_fn))
+    assert len(predictions) == fixture.EVAL_SIZE
+    assert [len(p["mask"]) for p in predictions[:8]] == [5] * 4 + [4] * 4
+    expected = EXPECTED["simple_rnn_sequences"]["predict_first5"]
+    for got, mask, values in zip(predictions, expected["mask"], expected["predictions"]):
+        steps = sum(mask)
+        assert got["mask"][:steps].all() and not got["mask"][steps:].any()
+        np.testing.assert_allclose(got["predictions"][:steps], values[:steps], atol=1e-4)
+
+
 def test_export_serves_as_the_original(tmp_path):
     original = _original(tmp_path, "lstm_classifier")
     export_dir = original.export_saved_model(
