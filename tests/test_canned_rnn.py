@@ -152,7 +152,10 @@ def _graph_variables(**kwargs):
     x = [tf.feature_column.sequence_numeric_column("x")]
     classifier = experimental.RNNClassifier(x, **kwargs)
     with tf.Graph().as_default():
-        features = {"x": tf.sparse.from_dense(tf.constant([[1.0, 2.0], [3.0, 0.0]]))}
+        features = {
+            "x": tf.sparse.from_dense(tf.constant([[1.0, 2.0], [3.0, 0.0]])),
+            "c": tf.constant([[1], [3]], tf.int64),
+        }
         classifier.model_fn(features, None, est.ModeKeys.PREDICT, classifier.config)
         return {
             v.name[: -len(":0")]: v.shape.as_list()
@@ -178,6 +181,14 @@ def test_variables_of_each_cell_layout():
         "rnn_model/rnn/simple_rnn_cell/recurrent_kernel": [3, 3],
         "rnn_model/rnn/simple_rnn_cell/bias": [3],
     }
+    city = tf.feature_column.categorical_column_with_identity("c", 4)
+    context = [tf.feature_column.embedding_column(city, 2)]
+    assert _graph_variables(units=[3], cell_type="gru", context_feature_columns=context) == {
+        "dense_features/c_embedding/embedding_weights": [4, 2],
+        "rnn_model/rnn/gru_cell/kernel": [3, 9],
+        "rnn_model/rnn/gru_cell/recurrent_kernel": [3, 9],
+        "rnn_model/rnn/gru_cell/bias": [2, 9],
+    }
     assert _graph_variables(units=[3, 2], cell_type="lstm") == {
         "rnn_model/rnn/stacked_rnn_cells/lstm_cell/kernel": [1, 12],
         "rnn_model/rnn/stacked_rnn_cells/lstm_cell/recurrent_kernel": [3, 12],
@@ -193,8 +204,8 @@ def test_rnn_cell_fn_keras_cells_train_under_the_original_names(model_dir):
     classifier = experimental.RNNClassifier(
         [tf.feature_column.sequence_numeric_column("x")],
         rnn_cell_fn=lambda: [
-            keras.layers.LSTMCell(3),
-            keras.layers.GRUCell(2, reset_after=False, name="mine"),
+            keras.layers.LSTMCell(3, dropout=0.2),
+            keras.layers.GRUCell(2, reset_after=False, recurrent_dropout=0.3, name="mine"),
         ],
         model_dir=model_dir,
     )
