@@ -95,6 +95,9 @@ def default_layer(units, cell_type, return_sequences) -> RNNLayer:
     if isinstance(cell_type, str) and cell_type in CELL_TYPES and isinstance(units, int):
         cell = CellSpec(cell_type, units, f"{cell_type}_cell")
         return RNNLayer(cell_type, [cell], return_sequences=return_sequences)
+    units = list(units)  # TypeError for an int, as the original's loop over it raised
+    if not units:
+        raise ValueError("units must name at least one layer's size, e.g. [32].")
     if isinstance(cell_type, str):
         if cell_type not in CELL_TYPES:
             raise ValueError(
