@@ -203,10 +203,10 @@ ESTIMATOR_ROWS = (
     ),
     (
         "experimental.RNNClassifier experimental.RNNEstimator",
-        NOT_SUPPORTED,
-        "experimental-estimators",
-        "not in the shim yet; natively, "
-        "keras.layers.LSTM or GRU over padded sequences, then keras.layers.Dense",
+        SUPPORTED,
+        "rnn-estimators",
+        "keras.layers.LSTM or GRU over padded sequences (mask_zero or Masking), then "
+        "keras.layers.Dense",
     ),
     (
         "experimental.KMeans",

@@ -41,12 +41,14 @@ MODULES = (
     "canned.optimizers",
     "canned.parsing_utils",
     "canned.prediction_keys",
+    "canned.rnn",
     "head.base_head",
     "head.binary_class_head",
     "head.multi_class_head",
     "head.multi_head",
     "head.multi_label_head",
     "head.regression_head",
+    "head.sequential_head",
     "hooks.hooks",
 )
 PREFIX = "tensorflow_estimator.python.estimator."

@@ -28,6 +28,23 @@ def _batch_major_shape(shape):
     return tf.TensorShape([None]).concatenate(shape[1:])
 
 
+def _rows_fully_defined(shape) -> bool:
+    return shape.rank is not None and shape[1:].is_fully_defined()
+
+
+def _concat(array):
+    """The rows a `TensorArray` of batches holds, also when it holds none.
+
+    TensorFlow cannot concatenate an empty list whose rows' shape is not fully
+    known; the last call of a prediction, past the end of the input, has one.
+    """
+    shape = array.element_shape
+    if shape.rank is None or shape[1:].is_fully_defined():
+        return array.concat()
+    empty = tf.zeros([0] + [d or 0 for d in shape[1:].as_list()], array.dtype)
+    return tf.cond(array.size() > 0, array.concat, lambda: empty)
+
+
 def _zeros_like(fetches):
     """Stand-ins for a step's outputs before the first step has run."""
 
@@ -413,8 +430,10 @@ class ModelFnModel(keras.Model):
         """
 
         def make():
-            layout = {}
             fetched = [t for t in tf.nest.flatten(self._steps.fetches)]
+            # Rows whose shape changes from batch to batch (a sequence model's
+            # `[batch, T, ...]` predictions) cannot be concatenated: one batch per call.
+            layout = {"one_batch_per_call": not all(_rows_fully_defined(t.shape) for t in fetched)}
 
             @tf.autograph.experimental.do_not_convert
             def predict_chunk(iterator, n):
@@ -461,7 +480,7 @@ class ModelFnModel(keras.Model):
                 count, _, arrays, sizes = tf.while_loop(
                     more, next_batch, (tf.constant(0), tf.constant(False), arrays, sizes)
                 )
-                return [a.concat() for a in arrays], sizes.stack(), count
+                return [_concat(a) for a in arrays], sizes.stack(), count
 
             function = tf.function(predict_chunk).get_concrete_function(
                 self._predict_iterator, tf.TensorSpec([], tf.int32)
@@ -494,7 +513,8 @@ class ModelFnModel(keras.Model):
             if before_batch is not None:
                 before_batch()
             predict, layout = self.make_predict_function()
-            n = 1 if before_batch is not None else batches_per_call
+            one = before_batch is not None or layout["one_batch_per_call"]
+            n = 1 if one else batches_per_call
             arrays, sizes, count = predict(self._predict_iterator, tf.constant(n))
             if int(count) == 0:
                 return
