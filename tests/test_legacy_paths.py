@@ -87,10 +87,10 @@ def test_a_missing_name_in_a_from_import_says_what_and_where():
 
 def test_a_missing_estimator_name_is_not_a_bare_attribute_error():
     with pytest.raises(NotProvidedAttributeError) as raised:
-        _ = tf.estimator.experimental.RNNClassifier
-    assert "RNNClassifier" in str(raised.value)
-    assert "migration_guide/replacements.md#experimental-estimators" in str(raised.value)
-    assert not hasattr(tf.estimator.experimental, "RNNClassifier")
+        _ = tf.estimator.BoostedTreesClassifier
+    assert "BoostedTreesClassifier" in str(raised.value)
+    assert "migration_guide/replacements.md#boosted-trees" in str(raised.value)
+    assert not hasattr(tf.estimator, "BoostedTreesClassifier")
     with pytest.raises(AttributeError) as typo:
         _ = tf.estimator.DNNClasifier
     assert not isinstance(typo.value, NotProvidedAttributeError)
