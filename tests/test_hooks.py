@@ -111,6 +111,36 @@ def test_logging_tensor_hook_logs_by_name(estimator, caplog):
     assert len(logged) == 3
 
 
+class LateStepReadHook(tf.compat.v1.train.SessionRunHook):
+    """Reads the global step in `begin()`, after the model_fn, behind slow work."""
+
+    def __init__(self):
+        self.steps = []
+
+    def begin(self):
+        work = tf.random.normal([300, 300])  # not constant-folded away
+        for _ in range(30):
+            work = tf.tanh(tf.matmul(work, work) / 300.0)
+        with tf.control_dependencies([work]):
+            self._step = tf.identity(tf.compat.v1.train.get_global_step())
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs(self._step)
+
+    def after_run(self, run_context, run_values):
+        self.steps.append(int(run_values.results))
+
+
+def test_a_hooks_own_read_of_the_global_step_sees_the_step_the_run_started_at(model_dir):
+    # The hook's read and the train op's increment have no dependency between
+    # them; a read that comes late (here behind slow work, in practice on a
+    # loaded machine) must still see the step the run started at.
+    hook = LateStepReadHook()
+    estimator = est.Estimator(classifier_model_fn, model_dir=model_dir, params={})
+    estimator.train(dataset_input_fn(repeat=True), steps=4, hooks=[hook])
+    assert hook.steps == [0, 1, 2, 3]
+
+
 def test_logging_tensor_hook_logs_variables_and_the_global_step(model_dir, caplog):
     def model_fn(features, labels, mode, params):
         spec = classifier_model_fn(features, labels, mode, params)

@@ -353,6 +353,10 @@ class ModelFnGraph:
         feeds = self._feeds if feeds is None else list(feeds)
         key = cache_key((feeds, fetches))
         if key not in self._functions:
+            # Hooks read tensors of their own after the model_fn (a
+            # LoggingTensorHook given the global step variable): order those too.
+            with self.graph.as_default():
+                self._order_global_step_reads()
             # The fetches stay referenced so their ids stay unique.
             self._functions[key] = (self._pruned(feeds, fetches), (feeds, fetches))
         return self._functions[key][0]
