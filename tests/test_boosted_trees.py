@@ -252,7 +252,7 @@ def test_regressor_fits_a_step_function_exactly_with_one_split(tmp_path, column)
 def test_regressor_fits_two_steps_with_depth_two_and_no_centering(tmp_path):
     x = np.linspace(0.0, 1.0, 60, endpoint=False).astype(np.float32)
     y = np.select([x < 0.3, x < 0.7], [2.0, -1.0], 5.0).astype(np.float32)
-    columns = [fc.bucketized_column(fc.numeric_column("x"), [0.1, 0.3, 0.5, 0.7, 0.9])]
+    columns = [fc.numeric_column("x")]
     estimator = tf.estimator.BoostedTreesRegressor(
         columns,
         n_batches_per_layer=2,
@@ -261,11 +261,17 @@ def test_regressor_fits_two_steps_with_depth_two_and_no_centering(tmp_path):
         max_depth=2,
         learning_rate=1.0,
     )
-    # Two batches of 30 per layer: the statistics of both make the split.
+    # Two batches of 30 per layer: the quantiles of both bucketize x (its 60 values, each
+    # its own bucket of the 100), then the statistics of both make each layer; the two
+    # quantile batches do not count as steps.
     estimator.train(_input_fn({"x": x}, y, batch=30), max_steps=4)
     predictions = [p["predictions"][0] for p in estimator.predict(_input_fn({"x": x}, epochs=1))]
     np.testing.assert_allclose(predictions, y, atol=1e-5)
     assert estimator.get_variable_value("global_step") == 4
+    assert estimator.get_variable_value("boosted_trees/num_attempted_layers") == 2
+    boundaries = estimator.get_variable_value("boosted_trees/bucket_boundaries")
+    assert boundaries.shape == (1, 99)
+    assert set(np.unique(boundaries)) == set(x)  # quantiles of the 60 values: all of them
 
 
 def test_training_resumes_from_the_checkpoint_and_keeps_growing(tmp_path):
@@ -308,6 +314,7 @@ def test_training_ends_after_n_trees(tmp_path):
     assert estimator.get_variable_value("global_step") == 2
 
 
+@pytest.mark.slow
 def test_pruning(tmp_path):
     x, y = _step_data()
     y = y + np.tile([0.0, 0.01], 20).astype(np.float32)
