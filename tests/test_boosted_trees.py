@@ -193,26 +193,44 @@ def test_classifier_learns_the_tutorial_data_near_the_bayes_optimum(tmp_path):
         assert magnitudes == sorted(magnitudes, reverse=True)
 
 
+def _example(features, row):
+    feature = {}
+    for name, values in features.items():
+        value = values[row]
+        if isinstance(value, str):
+            feature[name] = tf.train.Feature(bytes_list=tf.train.BytesList(value=[value.encode()]))
+        elif isinstance(value, np.floating):
+            feature[name] = tf.train.Feature(float_list=tf.train.FloatList(value=[value]))
+        else:
+            feature[name] = tf.train.Feature(int64_list=tf.train.Int64List(value=[value]))
+    return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+
+
 def test_classifier_predictions_and_export_signatures(tmp_path):
+    # The V1 spelling, string labels through label_vocabulary.
     x, y, _ = _titanic(200, seed=3)
-    estimator = tf.estimator.BoostedTreesClassifier(
+    estimator = tf.compat.v1.estimator.BoostedTreesClassifier(
         _titanic_columns(),
         n_batches_per_layer=1,
         model_dir=str(tmp_path / "model"),
+        label_vocabulary=["died", "survived"],
         n_trees=2,
         max_depth=2,
     )
-    estimator.train(_input_fn(x, y), max_steps=3)
+    estimator.train(_input_fn(x, np.array(["died", "survived"])[y]), max_steps=3)
     prediction = next(estimator.predict(_input_fn(x, epochs=1)))
     assert set(prediction) >= {"logits", "logistic", "probabilities", "class_ids", "classes"}
     assert prediction["probabilities"][1] == pytest.approx(
         1 / (1 + np.exp(-prediction["logits"][0])), abs=1e-6
     )
+    assert prediction["classes"][0] == [b"died", b"survived"][prediction["class_ids"][0]]
     spec = fc.make_parse_example_spec(_titanic_columns())
     receiver = tf.estimator.export.build_parsing_serving_input_receiver_fn(spec)
     export_dir = estimator.export_saved_model(str(tmp_path / "export"), receiver)
     signatures = tf.saved_model.load(export_dir).signatures
     assert {"serving_default", "classification", "predict", "regression"} <= set(signatures)
+    served = signatures["predict"](examples=tf.constant([_example(x, 0)]))
+    np.testing.assert_allclose(served["probabilities"][0], prediction["probabilities"], atol=1e-6)
 
 
 def _step_data(n=40):
