@@ -468,6 +468,12 @@ def test_refusals_at_train_and_explain_time(tmp_path):
         next(estimator.experimental_predict_with_explanations(_input_fn({"x": x}, epochs=1)))
     with pytest.raises(ValueError, match="only call this method after training"):
         estimator.experimental_feature_importances()
+    config = tf.estimator.RunConfig(train_distribute=tf.distribute.MirroredStrategy(["/cpu:0"]))
+    distributed = tf.estimator.BoostedTreesRegressor(
+        [fc.numeric_column("x")], 1, model_dir=str(tmp_path / "mirrored"), config=config
+    )
+    with pytest.raises(ValueError, match="train_distribute.*" + _GUIDE):
+        distributed.train(_input_fn({"x": x}, y), max_steps=1)
 
 
 @pytest.mark.parametrize("root", ["tf.estimator", "tf.compat.v1.estimator"])

@@ -620,6 +620,10 @@ def _bt_model_fn(
         return head.create_estimator_spec(
             features, mode, logits, labels=labels, train_op_fn=lambda _: tf.no_op()
         )
+    if getattr(config, "train_distribute", None) is not None:
+        raise _unsupported(
+            "Training under a tf.distribute strategy (RunConfig(train_distribute=...))"
+        )
     if train_in_memory:
         if n_batches_per_layer != 1:
             raise AssertionError(
