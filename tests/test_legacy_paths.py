@@ -6,6 +6,7 @@ object, or raises an error that names it and the migration guide.
 """
 
 import importlib
+import types
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from tfestimator_compat import api_surface
 from tfestimator_compat.api_surface import estimator_modules
 from tfestimator_compat.api_surface.missing import NotProvidedAttributeError
 from tfestimator_compat.api_surface.missing import NotProvidedError
+from tfestimator_compat.api_surface.missing import install_hooks
 
 
 def test_tf1_imports_give_the_public_objects():
@@ -86,11 +88,16 @@ def test_a_missing_name_in_a_from_import_says_what_and_where():
 
 
 def test_a_missing_estimator_name_is_not_a_bare_attribute_error():
+    # The shim now provides every name tf.estimator had (BoostedTrees* last); a namespace
+    # in tf.estimator's name that lacks one still says which, and where the guide is.
+    bare = types.ModuleType("tensorflow.estimator")
+    install_hooks([bare])
     with pytest.raises(NotProvidedAttributeError) as raised:
-        _ = tf.estimator.BoostedTreesClassifier
-    assert "BoostedTreesClassifier" in str(raised.value)
+        _ = bare.BoostedTreesClassifier
+    assert "tensorflow.estimator.BoostedTreesClassifier" in str(raised.value)
+    assert "tensorflow-estimator 2.8" in str(raised.value)
     assert "migration_guide/replacements.md#boosted-trees" in str(raised.value)
-    assert not hasattr(tf.estimator, "BoostedTreesClassifier")
+    assert hasattr(tf.estimator, "BoostedTreesClassifier")
     with pytest.raises(AttributeError) as typo:
         _ = tf.estimator.DNNClasifier
     assert not isinstance(typo.value, NotProvidedAttributeError)

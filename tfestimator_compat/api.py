@@ -9,6 +9,9 @@ from tfestimator_compat.activation import install
 from tfestimator_compat.canned import BaselineClassifier
 from tfestimator_compat.canned import BaselineEstimator
 from tfestimator_compat.canned import BaselineRegressor
+from tfestimator_compat.canned import BoostedTreesClassifier
+from tfestimator_compat.canned import BoostedTreesEstimator
+from tfestimator_compat.canned import BoostedTreesRegressor
 from tfestimator_compat.canned import DNNClassifier
 from tfestimator_compat.canned import DNNEstimator
 from tfestimator_compat.canned import DNNLinearCombinedClassifier
@@ -69,6 +72,9 @@ __all__ = [
     "BaselineRegressor",
     "BestExporter",
     "BinaryClassHead",
+    "BoostedTreesClassifier",
+    "BoostedTreesEstimator",
+    "BoostedTreesRegressor",
     "CheckpointSaverHook",
     "CheckpointSaverListener",
     "DNNClassifier",

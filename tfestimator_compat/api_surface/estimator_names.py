@@ -289,11 +289,11 @@ DROPPED_ESTIMATOR_ROWS = (
     (
         "BoostedTreesClassifier BoostedTreesRegressor BoostedTreesEstimator",
         "2.8",
-        NOT_SUPPORTED,
+        SUPPORTED,
         "boosted-trees",
-        "TensorFlow >= 2.15 registers the BoostedTrees* ops but ships no kernel for any of "
-        "them, so nothing can run these models; natively, ydf.GradientBoostedTreesLearner, "
-        "sklearn.ensemble.HistGradientBoostingClassifier/Regressor or lightgbm",
+        "natively, ydf.GradientBoostedTreesLearner, "
+        "sklearn.ensemble.HistGradientBoostingClassifier/Regressor or lightgbm (TensorFlow >= "
+        "2.15 ships no kernel for the BoostedTrees* ops; the shim grows the trees in plain ops)",
     ),
 )
 

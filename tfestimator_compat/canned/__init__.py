@@ -3,6 +3,9 @@
 from tfestimator_compat.canned.baseline import BaselineClassifier
 from tfestimator_compat.canned.baseline import BaselineEstimator
 from tfestimator_compat.canned.baseline import BaselineRegressor
+from tfestimator_compat.canned.boosted_trees import BoostedTreesClassifier
+from tfestimator_compat.canned.boosted_trees import BoostedTreesEstimator
+from tfestimator_compat.canned.boosted_trees import BoostedTreesRegressor
 from tfestimator_compat.canned.dnn import DNNClassifier
 from tfestimator_compat.canned.dnn import DNNEstimator
 from tfestimator_compat.canned.dnn import DNNRegressor
@@ -19,6 +22,9 @@ __all__ = [
     "BaselineClassifier",
     "BaselineEstimator",
     "BaselineRegressor",
+    "BoostedTreesClassifier",
+    "BoostedTreesEstimator",
+    "BoostedTreesRegressor",
     "DNNClassifier",
     "DNNEstimator",
     "DNNLinearCombinedClassifier",

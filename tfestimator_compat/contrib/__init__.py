@@ -43,10 +43,11 @@ SUBMODULES = (
 
 GUIDE = "migration_guide/replacements.md#contrib"
 
-# TensorFlow >= 2.15 has the BoostedTrees* op definitions but no kernels for them.
-_NO_BOOSTED_TREES = (
-    "nothing: TensorFlow >= 2.15 ships no kernel for the BoostedTrees* ops (see "
-    "migration_guide/replacements.md#boosted-trees); ydf.GradientBoostedTreesLearner, "
+# TensorFlow >= 2.15 has the BoostedTrees* op definitions but no kernels for them; the
+# shim's boosted trees grow in plain ops.
+_BOOSTED_TREES = (
+    "tf.estimator.BoostedTreesClassifier/Regressor(..., train_in_memory=True) (this shim, see "
+    "migration_guide/replacements.md#boosted-trees); natively, ydf.GradientBoostedTreesLearner, "
     "sklearn.ensemble.HistGradientBoostingClassifier/Regressor or lightgbm"
 )
 
@@ -90,9 +91,9 @@ REPLACEMENTS: Dict[str, str] = {
         "tf.estimator.DNNLinearCombinedEstimator with a tf.estimator head"
     ),
     "estimator.replicate_model_fn": "tf.distribute.MirroredStrategy (RunConfig(train_distribute=))",
-    "estimator.boosted_trees_classifier_train_in_memory": _NO_BOOSTED_TREES,
-    "estimator.boosted_trees_regressor_train_in_memory": _NO_BOOSTED_TREES,
-    "boosted_trees": _NO_BOOSTED_TREES,
+    "estimator.boosted_trees_classifier_train_in_memory": _BOOSTED_TREES,
+    "estimator.boosted_trees_regressor_train_in_memory": _BOOSTED_TREES,
+    "boosted_trees": _BOOSTED_TREES,
     "estimator.TowerOptimizer": "tf.distribute.MirroredStrategy (RunConfig(train_distribute=))",
     "estimator.clip_gradients_by_norm": "tf.clip_by_global_norm on the gradients in the model_fn",
     "framework": "tf (e.g. get_or_create_global_step -> optimizer.iterations)",
