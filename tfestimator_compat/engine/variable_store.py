@@ -15,6 +15,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 from keras.src.backend.common import global_state
+from tensorflow.python.distribute import ps_values
 
 from tfestimator_compat.engine import variable_initializers
 from tfestimator_compat.engine.random_seeds import GraphSeeds
@@ -97,7 +98,7 @@ class VariableStore:
                 self._creating_under_strategy = True
                 try:
                     with self._strategy.scope():
-                        variable = tf.Variable(**_variable_args(created))
+                        variable = _unwrapped(tf.Variable(**_variable_args(created)))
                 finally:
                     self._creating_under_strategy = False
             else:
@@ -171,6 +172,19 @@ _VARIABLE_ARGS = (
 def _variable_args(kwargs):
     """The creator's arguments that `tf.Variable` takes."""
     return {key: kwargs[key] for key in _VARIABLE_ARGS if kwargs.get(key) is not None}
+
+
+def _unwrapped(variable):
+    """The variable a parameter-server strategy placed, without its wrappers.
+
+    `ParameterServerStrategy` hands out its variables wrapped (a cache of
+    reads for the coordinator, an aggregation for replicas): the model_fn
+    runs once and TF1 code (partitioned variables' slots) needs the
+    variable itself.
+    """
+    while isinstance(variable, (ps_values.CachingVariable, ps_values.AggregatingVariable)):
+        variable = variable.get()
+    return variable
 
 
 def per_device_copies(variable) -> list:
