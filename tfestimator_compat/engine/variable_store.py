@@ -10,6 +10,7 @@ graph mode would have given it. That name is also the checkpoint key.
 
 import collections
 import contextlib
+import threading
 
 import keras
 import numpy as np
@@ -44,7 +45,6 @@ class VariableStore:
     def __init__(self, strategy=None, seed=None):
         self._strategy = strategy
         self.seeds = GraphSeeds(seed)
-        self._creating_under_strategy = False
         self._variables = {}
         self._local_initial_values = {}
 
@@ -59,7 +59,7 @@ class VariableStore:
         created_here = set()
 
         def creator(next_creator, **kwargs):
-            if self._creating_under_strategy:
+            if _remaking.active:
                 # The strategy's own variable, made by `_create` below.
                 return next_creator(**kwargs)
             name = _unique(_tf1_name(kwargs), created_here)
@@ -95,12 +95,12 @@ class VariableStore:
                 initial_value, recipe = self.seeds.initial_value(initial_value)
             created = dict(kwargs, initial_value=initial_value, name=name + "/")
             if self._needs_strategy_scope(name, kwargs):
-                self._creating_under_strategy = True
+                _remaking.active = True
                 try:
                     with self._strategy.scope():
                         variable = _unwrapped(tf.Variable(**_variable_args(created)))
                 finally:
-                    self._creating_under_strategy = False
+                    _remaking.active = False
             else:
                 variable = next_creator(**created)
             variable = _seen_from_traces(variable, name)
@@ -153,6 +153,22 @@ class VariableStore:
         names = {id(v): n for n, v in self._variables.items()}
         found = (names.get(id(_tf_variable(v))) for v in variables)
         return [name for name in found if name is not None]
+
+
+class _Remaking(threading.local):
+    """Set while the store makes a variable again under its strategy: the
+    creators around the model_fn already saw (and named) it once."""
+
+    active = False
+
+
+_remaking = _Remaking()
+
+
+def remaking_under_strategy() -> bool:
+    """Whether the variable being created is the store's variable made again under
+    its strategy; creators that rename variables must then leave it alone."""
+    return _remaking.active
 
 
 _VARIABLE_ARGS = (
