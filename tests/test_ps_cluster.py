@@ -21,6 +21,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -185,3 +186,53 @@ def test_the_tf2_and_tf1_strategies_as_train_distribute_give_one_process_numbers
     assert report["v1"]["contexts"] == [[1, 0]]
     placements = report["tf2"]["placements"]
     assert placements["w/part_0:0"] != placements["w/part_1:0"], "parts on different ps tasks"
+
+
+def newest_step(model_dir):
+    state = tf.train.get_checkpoint_state(str(model_dir))
+    return int(state.model_checkpoint_path.rsplit("-", 1)[1]) if state else -1
+
+
+def wait_for_step(model_dir, step, processes, not_below=-1, timeout=180):
+    deadline = time.time() + timeout
+    while newest_step(model_dir) < step:
+        assert newest_step(model_dir) >= not_below, "training started over"
+        for task, process in processes.items():
+            assert process.poll() is None, f"{task} ended early: {process.communicate()[1][-3000:]}"
+        assert time.time() < deadline, f"no checkpoint at step {step} in {timeout} s"
+        time.sleep(0.1)
+    return newest_step(model_dir)
+
+
+def test_a_killed_chief_and_a_killed_worker_rejoin_when_restarted_and_the_job_ends(tmp_path):
+    model_dir, max_steps = tmp_path / "model", 600
+    spec = {"chief": 1, "worker": 2, "ps": 1}
+    ports = {job: [f"localhost:{free_port()}" for _ in range(n)] for job, n in spec.items()}
+
+    def start_task(job, index=0):
+        tf_config = {"cluster": ports, "task": {"type": job, "index": index}}
+        return start("job.py", [model_dir, max_steps], tf_config)
+
+    processes = {(job, i): start_task(job, i) for job, n in spec.items() for i in range(n)}
+    wait_for_step(model_dir, 20, processes)
+    processes["chief", 0].kill()
+    processes["chief", 0].wait()
+    killed_at = newest_step(model_dir)
+    time.sleep(3)  # longer than a serving task waits before it believes the chief is gone
+    others = {task: p for task, p in processes.items() if task != ("chief", 0)}
+    assert all(p.poll() is None for p in others.values()), "the others keep serving"
+    processes["chief", 0] = start_task("chief")
+    # The restarted chief resumes from the newest checkpoint with the same workers.
+    resumed = wait_for_step(model_dir, killed_at + 20, processes, not_below=killed_at)
+    assert resumed < max_steps
+    processes["worker", 1].kill()
+    processes["worker", 1].wait()
+    lost_at = newest_step(model_dir)
+    survivors = {task: p for task, p in processes.items() if task != ("worker", 1)}
+    # One worker is enough to go on (its steps are rescheduled), and the lost one rejoins.
+    wait_for_step(model_dir, min(lost_at + 50, max_steps), survivors)
+    processes["worker", 1] = start_task("worker", 1)
+    results = {task: result_of(process) for task, process in processes.items()}
+    assert set(results) == set(processes), "every task ended with exit status 0"
+    assert newest_step(model_dir) >= max_steps
+    assert tf.train.load_variable(str(model_dir), "global_step") >= max_steps
