@@ -164,6 +164,7 @@ def test_a_canned_job_resumes_a_one_process_model_dir_with_the_same_numbers(jobs
     alone = model.variables(str(jobs["root"] / "canned_alone"))
     assert_same_variables(report["variables"], alone)
     assert checkpoint_steps(jobs["root"] / "in_process" / "canned") == [0, 10, 20]
+    assert report["hook_steps"] == list(range(10, 20)), "a hook sees every step's fetches"
     # The partitioned embedding and its slots live on both parameter servers.
     placements = report["placements"]
     embedding = {
@@ -236,3 +237,8 @@ def test_a_killed_chief_and_a_killed_worker_rejoin_when_restarted_and_the_job_en
     assert set(results) == set(processes), "every task ended with exit status 0"
     assert newest_step(model_dir) >= max_steps
     assert tf.train.load_variable(str(model_dir), "global_step") >= max_steps
+
+
+def test_an_input_fn_read_through_queues_is_refused_saying_what_to_return(jobs):
+    error = jobs["in_process"]["queues"]["error"]
+    assert "through a Session" in error and "tf.data.Dataset" in error

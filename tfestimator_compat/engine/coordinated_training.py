@@ -48,11 +48,21 @@ class PerWorkerInput:
 
             def make_iterator():
                 inputs = call_input_fn(input_fn, mode, params, config, context)
+                queues = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.QUEUE_RUNNERS)
+                if inputs.reads_through_a_session or queues:
+                    raise ValueError(
+                        f"The input_fn at {inputs.source} reads its input through a "
+                        "Session (queues, readers or queue runners), which runs only in "
+                        "the chief's process; on parameter servers every worker runs its "
+                        "own input pipeline. Return a tf.data.Dataset from the input_fn "
+                        "(migration_guide/cluster.md#parameter-servers)."
+                    )
                 traced.setdefault("inputs", inputs)
                 traced.setdefault("element_spec", inputs.dataset.element_spec)
                 return iter(inputs.dataset)
 
-            return tf.function(make_iterator).get_concrete_function()
+            # As in one process, the input_fn runs as written (no autograph).
+            return tf.function(make_iterator, autograph=False).get_concrete_function()
 
         functions = [iterator_function(index) for index in range(len(workers))]
         inputs = traced["inputs"]
