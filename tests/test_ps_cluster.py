@@ -242,3 +242,8 @@ def test_a_killed_chief_and_a_killed_worker_rejoin_when_restarted_and_the_job_en
 def test_an_input_fn_read_through_queues_is_refused_saying_what_to_return(jobs):
     error = jobs["in_process"]["queues"]["error"]
     assert "through a Session" in error and "tf.data.Dataset" in error
+
+
+def test_training_ends_at_the_end_of_the_input_before_max_steps(jobs):
+    # 64 examples in batches of 8 on the one worker: 8 steps, then the input ends.
+    assert jobs["in_process"]["finite"]["global_step"] == 8

@@ -204,7 +204,7 @@ class Estimator:
                     workers = parameter_servers.num_workers(config)
                     coordinated_training.train(coordinator, model, loop, inputs.iterator, workers)
 
-                return self._train_writing_to(
+                loss = self._train_writing_to(
                     config,
                     inputs,
                     hooks,
@@ -214,6 +214,8 @@ class Estimator:
                     coordinated_training.CoordinatedTrainingLoop,
                     run,
                 )
+            parameter_servers.tell_serving_tasks_chief_is_done(config)
+            return loss
         finally:
             self._fresh_variables()
 

@@ -16,15 +16,23 @@ job runs on TensorFlow's own engine for it,
 - `worker` and `ps` tasks start a `tf.distribute.Server` and serve it until
   the chief is done, then return (`serve_until_chief_is_done`).
 
-How a serving task learns that the chief is done: it watches the chief's
-address and the `model_dir`. The chief is done once its process is gone
-(its server no longer accepts connections) and the newest checkpoint in
-`model_dir` holds the step training was to reach. A chief that failed
-leaves no such checkpoint, so the other tasks keep serving until it is
-restarted and finishes: no flag has to be stored anywhere, and a restarted
-chief finds its workers and parameter servers where it left them.
+How a serving task learns that the chief is done: when a `train()` call
+ends, the chief runs one small op on every worker and ps task, in that
+task's own process, that writes the number of `train()` calls it finished
+to a file of that task's (`/tmp/tfestimator_compat-<job>-<index>-<port>.chief_done`,
+made afresh when the task's server starts and removed when the process
+ends). The serving task's own `train()` call (or the ps task's
+`train_and_evaluate`) returns once that count reaches its own count of
+calls, so a program that alternates `train()` and `evaluate()` keeps its
+tasks in step. Nothing is stored in `model_dir` or shared storage, and a
+chief that fails sends nothing: the others keep serving until it is
+restarted, and find it where it left them. Where the chief could not write
+(a task without `/tmp`), a task also ends once the chief's process is gone
+(its address refuses connections) and the newest checkpoint holds the step
+training was to reach.
 """
 
+import atexit
 import contextlib
 import os
 import socket
@@ -39,13 +47,17 @@ _logging = tf.compat.v1.logging
 # How often a serving task looks at the chief, and how long the chief must be
 # gone before the task believes it.
 _POLL_SECS = 0.5
-_CHIEF_GONE_SECS = 2.0
+_CHIEF_GONE_SECS = 1.0
 _GUIDE = "migration_guide/cluster.md#parameter-servers"
 
 # This process's `tf.distribute.Server` (workers and ps), and the strategy
 # that connected the chief to its cluster: each exists once per process.
 _server = None
 _chief_strategy = None
+# `train()` calls the chief finished here, and calls this task served.
+_rounds_trained = 0
+_rounds_served = 0
+_MARKER_DIR = "/tmp"
 
 
 def is_ps_strategy(strategy) -> bool:
@@ -165,8 +177,12 @@ def serve_until_chief_is_done(config, last_step):
         config: the task's `RunConfig`.
         last_step: the global step the chief trains to (None: to the end of its input).
     """
+    global _rounds_served
     _start_server(config)
-    chief = training_cluster(config).task_address(cluster_lib.CHIEF, 0)
+    _rounds_served += 1
+    cluster = training_cluster(config)
+    marker = _marker_path(cluster, _job(config), config.task_id)
+    chief = cluster.task_address(cluster_lib.CHIEF, 0)
     _logging.info(
         "%s %d serves the parameter-server cluster until the chief (%s) is done.",
         config.task_type,
@@ -176,6 +192,9 @@ def serve_until_chief_is_done(config, last_step):
     checkpointing = bool(config.save_checkpoints_steps or config.save_checkpoints_secs)
     gone_since = None
     while True:
+        if _told_done(marker, _rounds_served):
+            _logging.info("The chief is done; %s %d stops.", config.task_type, config.task_id)
+            return
         if _accepts_connections(chief):
             gone_since = None
         else:
@@ -186,6 +205,48 @@ def serve_until_chief_is_done(config, last_step):
                 _logging.info("The chief is done; %s %d stops.", config.task_type, config.task_id)
                 return
         time.sleep(_POLL_SECS)
+
+
+def tell_serving_tasks_chief_is_done(config):
+    """Tells every worker and ps task that the chief finished a `train()` call.
+
+    Runs, on each task's device, an op that writes the count of finished
+    calls to that task's marker file (see the module docstring). A task it
+    cannot reach is left to notice the end by itself.
+    """
+    global _rounds_trained
+    _rounds_trained += 1
+    cluster = training_cluster(config)
+    for job in (cluster_lib.WORKER, cluster_lib.PS):
+        for index in cluster.task_indices(job):
+            try:
+                with tf.device(f"/job:{job}/replica:0/task:{index}/device:CPU:0"):
+                    tf.io.write_file(_marker_path(cluster, job, index), str(_rounds_trained))
+            except (tf.errors.OpError, ValueError) as error:
+                _logging.warning(
+                    "Could not tell %s %d that the chief is done (%s); it stops once the "
+                    "chief's process has ended.",
+                    job,
+                    index,
+                    error,
+                )
+
+
+def _marker_path(cluster, job, index):
+    port = cluster.task_address(job, index).rpartition(":")[2]
+    return f"{_MARKER_DIR}/tfestimator_compat-{job}-{index}-{port}.chief_done"
+
+
+def _told_done(marker, rounds):
+    try:
+        with open(marker) as f:
+            return int(f.read().strip() or 0) >= rounds
+    except (OSError, ValueError):
+        return False
+
+
+def _job(config):
+    return cluster_lib.CHIEF if config.task_type == cluster_lib.MASTER else config.task_type
 
 
 def _finished(model_dir, last_step, checkpointing):
@@ -203,7 +264,10 @@ def _finished(model_dir, last_step, checkpointing):
 def _start_server(config):
     global _server
     if _server is None:
-        job = cluster_lib.CHIEF if config.task_type == cluster_lib.MASTER else config.task_type
+        job = _job(config)
+        marker = _marker_path(training_cluster(config), job, config.task_id)
+        _remove(marker)  # a previous job's, on the same port
+        atexit.register(_remove, marker)
         _server = tf.distribute.Server(
             training_cluster(config),
             job_name=job,
@@ -212,6 +276,11 @@ def _start_server(config):
             start=True,
         )
     return _server
+
+
+def _remove(path):
+    with contextlib.suppress(OSError):
+        os.remove(path)
 
 
 def _wait_for_tasks(cluster, timeout_secs):
