@@ -23,10 +23,11 @@ from tfestimator_compat.engine.training_loop import TrainingLoop
 
 
 class PerWorkerInput:
-    """The `input_fn` called once per worker, on that worker, for its own pipeline.
+    """The `input_fn` traced once per worker into that worker's own input pipeline.
 
-    Each worker's dataset and iterator are made on the worker from its own
-    function, in which the `input_fn` gets `input_context` with
+    The chief calls the `input_fn` once per worker, inside a function that
+    the worker then runs to make its dataset and iterator; there the
+    `input_fn` gets `input_context` with
     `num_input_pipelines` = the number of workers and `input_pipeline_id` =
     the worker's index (as plain integers, as in the original). The first
     worker's function, traced here, tells the structure the model_fn is
@@ -120,7 +121,6 @@ def train(coordinator, model, loop, iterator, num_workers):
     loop.set_model(model)
     model.stop_training = False
     loop.on_train_begin()
-    multi_step = None
     while not model.stop_training:
         loop.on_train_batch_begin(0)
         multi_step = model.train_multi_step()
@@ -140,11 +140,9 @@ def _shares(steps, num_workers):
 
 def _run_call(coordinator, model, multi_step, iterator, num_workers):
     """Schedules one call's steps; returns how many ran and whether an input ended."""
-    every = model.event_every
+    # Only a share's first step fetches the events (`CoordinatedTrainingLoop`).
     scheduled = [
-        coordinator.schedule(
-            multi_step, args=(iterator, tf.constant(share), tf.constant(every or share))
-        )
+        coordinator.schedule(multi_step, args=(iterator, tf.constant(share), tf.constant(share)))
         for share in _shares(model.steps_per_call, num_workers)
     ]
     input_ended = False
