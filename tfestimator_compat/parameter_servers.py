@@ -17,19 +17,20 @@ job runs on TensorFlow's own engine for it,
   the chief is done, then return (`serve_until_chief_is_done`).
 
 How a serving task learns that the chief is done: when a `train()` call
-ends, the chief runs one small op on every worker and ps task, in that
+ends, the chief runs one small function on every worker and ps task, in that
 task's own process, that writes the number of `train()` calls it finished
-to a file of that task's (`/tmp/tfestimator_compat-<job>-<index>-<port>.chief_done`,
-made afresh when the task's server starts and removed when the process
-ends). The serving task's own `train()` call (or the ps task's
-`train_and_evaluate`) returns once that count reaches its own count of
-calls, so a program that alternates `train()` and `evaluate()` keeps its
-tasks in step. Nothing is stored in `model_dir` or shared storage, and a
-chief that fails sends nothing: the others keep serving until it is
-restarted, and find it where it left them. Where the chief could not write
-(a task without `/tmp`), a task also ends once the chief's process is gone
-(its address refuses connections) and the newest checkpoint holds the step
-training was to reach.
+into a file of that task's
+(`/tmp/tfestimator_compat-<job>-<index>-<port>.chief_done`, which the task
+makes, empty, when its server starts and removes when its process ends; a
+server the program started itself has no such file and gets none). The
+serving task's own `train()` call (or the ps task's `train_and_evaluate`)
+returns once that count reaches its own count of calls, so a program that
+alternates `train()` and `evaluate()` keeps its tasks in step. Nothing is
+stored in `model_dir` or shared storage, and a chief that fails sends
+nothing: the others keep serving until it is restarted, and find it where it
+left them. Where the chief could not write (a task without `/tmp`), a task
+also ends once the chief's process is gone (its address refuses connections)
+and the newest checkpoint holds the step training was to reach.
 """
 
 import atexit
@@ -217,11 +218,12 @@ def tell_serving_tasks_chief_is_done(config):
     global _rounds_trained
     _rounds_trained += 1
     cluster = training_cluster(config)
+    count = tf.constant(str(_rounds_trained))
     for job in (cluster_lib.WORKER, cluster_lib.PS):
         for index in cluster.task_indices(job):
             try:
                 with tf.device(f"/job:{job}/replica:0/task:{index}/device:CPU:0"):
-                    tf.io.write_file(_marker_path(cluster, job, index), str(_rounds_trained))
+                    _write_if_there(tf.constant(_marker_path(cluster, job, index)), count)
             except (tf.errors.OpError, ValueError) as error:
                 _logging.warning(
                     "Could not tell %s %d that the chief is done (%s); it stops once the "
@@ -230,6 +232,20 @@ def tell_serving_tasks_chief_is_done(config):
                     index,
                     error,
                 )
+
+
+@tf.function(autograph=False)
+def _write_if_there(path, contents):
+    """Writes `contents` to `path` where it runs, if the file is there: a task that
+    serves through `serve_until_chief_is_done` made it; a server the program
+    started itself has none, and gets no file."""
+
+    def write():
+        with tf.control_dependencies([tf.io.write_file(path, contents)]):
+            return tf.constant(True)
+
+    there = tf.size(tf.io.matching_files(path)) > 0
+    return tf.cond(there, write, lambda: tf.constant(False))
 
 
 def _marker_path(cluster, job, index):
@@ -266,8 +282,9 @@ def _start_server(config):
     if _server is None:
         job = _job(config)
         marker = _marker_path(training_cluster(config), job, config.task_id)
-        _remove(marker)  # a previous job's, on the same port
-        atexit.register(_remove, marker)
+        # Made empty (a previous job's on the same port is emptied), for the chief to write.
+        with contextlib.suppress(OSError), open(marker, "w"):
+            atexit.register(_remove, marker)
         _server = tf.distribute.Server(
             training_cluster(config),
             job_name=job,
