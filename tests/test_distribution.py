@@ -176,19 +176,30 @@ def test_a_killed_worker_and_restarted_cluster_resume_from_the_last_checkpoint(t
     assert steps[0] > reached, "training continued from the checkpoint, not from scratch"
 
 
-def test_a_cluster_with_parameter_servers_fails_before_training_saying_what_to_use(
+def test_a_parameter_server_cluster_without_workers_fails_before_training_saying_why(
     tmp_path, monkeypatch
 ):
+    # tests/test_ps_cluster.py runs the clusters that train; the chief schedules
+    # steps onto workers and runs none itself.
     tf_config = {
-        "cluster": {"chief": ["localhost:1"], "worker": ["localhost:2"], "ps": ["localhost:3"]},
+        "cluster": {"chief": ["localhost:1"], "ps": ["localhost:3"]},
         "task": {"type": "chief", "index": 0},
     }
     monkeypatch.setenv("TF_CONFIG", json.dumps(tf_config))
     config = est.RunConfig(model_dir=str(tmp_path / "model"))
     estimator = est.Estimator(lambda features, labels, mode: None, config=config)
-    with pytest.raises(ValueError, match="'ps'.*MultiWorkerMirroredStrategy"):
+    with pytest.raises(ValueError, match="no 'worker' task.*cluster.md#parameter-servers"):
         estimator.train(lambda: tf.data.Dataset.from_tensors(({"x": [1.0]}, [1.0])), steps=1)
     assert not (tmp_path / "model").exists()
+
+
+def test_a_parameter_server_strategy_without_a_cluster_fails_saying_what_to_set(tmp_path):
+    strategy = tf.compat.v1.distribute.experimental.ParameterServerStrategy()
+    config = est.RunConfig(model_dir=str(tmp_path / "model"), train_distribute=strategy)
+    assert config.train_distribute is strategy
+    estimator = est.Estimator(lambda features, labels, mode: None, config=config)
+    with pytest.raises(ValueError, match="needs a TF_CONFIG cluster with 'ps' tasks"):
+        estimator.train(lambda: tf.data.Dataset.from_tensors(({"x": [1.0]}, [1.0])), steps=1)
 
 
 def test_several_training_tasks_without_a_multi_worker_strategy_fail_clearly(tmp_path, monkeypatch):

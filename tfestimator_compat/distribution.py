@@ -16,8 +16,9 @@ Each replica reads its own batch: a step consumes `num_replicas` consecutive
 elements of the dataset, so the `input_fn`'s batch size is per replica.
 
 In a `TF_CONFIG` cluster the chief and the workers train together through a
-multi-worker strategy; only the chief writes to `model_dir` (`writing_config`),
-and clusters the Keras loop cannot run are refused up front (`check_cluster`).
+multi-worker strategy, or on parameter servers (`parameter_servers`); only the
+chief writes to `model_dir` (`writing_config`), and clusters that cannot train
+are refused up front (`check_cluster`).
 """
 
 import contextlib
@@ -29,15 +30,8 @@ from tensorflow.python.distribute import multi_worker_util
 from tensorflow.python.eager import context
 
 from tfestimator_compat import keras_flavours
+from tfestimator_compat import parameter_servers
 from tfestimator_compat.spec import EstimatorSpec
-
-_USE_MULTI_WORKER_MIRRORED = (
-    "parameter-server training is not supported, as Keras 3 cannot drive tf.distribute's "
-    "ParameterServerStrategy. Run the same job with tf.distribute.MultiWorkerMirroredStrategy(): "
-    "remove the 'ps' job from TF_CONFIG's cluster, keep 'chief' and 'worker' (and the "
-    "'evaluator' task), and pass "
-    "RunConfig(train_distribute=tf.distribute.MultiWorkerMirroredStrategy())."
-)
 
 
 def num_replicas(strategy) -> int:
@@ -70,6 +64,9 @@ def variable_strategy(config):
     evaluate = getattr(config, "eval_distribute", None)
     check_strategy(train, "train_distribute")
     check_strategy(evaluate, "eval_distribute")
+    # A parameter-server strategy places variables only while the chief trains.
+    train = None if parameter_servers.is_ps_strategy(train) else train
+    evaluate = None if parameter_servers.is_ps_strategy(evaluate) else evaluate
     if train is not None and evaluate is not None and train is not evaluate:
         raise ValueError(
             "RunConfig(train_distribute=..., eval_distribute=...) got two different strategy "
@@ -105,17 +102,24 @@ def writing_config(config):
 
 
 def check_cluster(config):
-    """Refuses a cluster with parameter servers, saying how to run the job instead."""
-    spec = config.cluster_spec.as_dict() if config.cluster_spec else {}
-    if spec.get("ps") or config.task_type == "ps":
-        raise ValueError("TF_CONFIG names 'ps' tasks: " + _USE_MULTI_WORKER_MIRRORED)
+    """Refuses clusters that cannot train, saying how to run the job instead.
+
+    A cluster with `ps` tasks (or a `ParameterServerStrategy`) trains on
+    parameter servers (`parameter_servers`); several training tasks without
+    them need a multi-worker strategy to train together.
+    """
+    if parameter_servers.in_ps_cluster(config):
+        parameter_servers.check(config)
+        return
     if in_multi_worker_cluster(config) and config.task_type != "evaluator":
         strategy = config.train_distribute
         if strategy is None or getattr(strategy.extended, "_num_workers", 1) < 2:
             raise ValueError(
                 "TF_CONFIG names several training tasks, but RunConfig(train_distribute=...) "
                 "is not a multi-worker strategy, so each task would train on its own. Pass "
-                "RunConfig(train_distribute=tf.distribute.MultiWorkerMirroredStrategy())."
+                "RunConfig(train_distribute=tf.distribute.MultiWorkerMirroredStrategy()), or "
+                "add 'ps' tasks to the cluster to train on parameter servers "
+                "(migration_guide/cluster.md)."
             )
 
 
@@ -130,6 +134,8 @@ def as_tf2_strategy(strategy):
     (`_order_collectives_for_functions`). Anything else is returned as given.
     """
     v1 = tf.compat.v1.distribute
+    if parameter_servers.is_ps_strategy(strategy):
+        return strategy  # the chief makes a TF2 one as it connects (parameter_servers)
     if not tf.executing_eagerly():
         if _spans_workers(strategy):
             return _multi_worker_mirrored_made_eagerly(strategy)
@@ -207,19 +213,10 @@ def _order_collectives_for_functions(strategy):
                 launcher._ordering_token = tf.Variable(0.0, trainable=False)
 
 
-def reject_parameter_server_strategy(strategy, name: str):
-    """Refuses a `ParameterServerStrategy`, saying how to run the job instead."""
-    if isinstance(strategy, tf.distribute.experimental.ParameterServerStrategy):
-        raise ValueError(
-            f"RunConfig({name}=ParameterServerStrategy): " + _USE_MULTI_WORKER_MIRRORED
-        )
-
-
 def check_strategy(strategy, name: str):
-    """Rejects strategies the Keras-driven loop cannot run, saying what to use instead."""
-    if strategy is None:
+    """Rejects what is not a strategy the Estimator can run, saying what to pass instead."""
+    if strategy is None or parameter_servers.is_ps_strategy(strategy):
         return
-    reject_parameter_server_strategy(strategy, name)
     if not hasattr(strategy, "extended") or not hasattr(strategy.extended, "worker_devices"):
         raise ValueError(
             f"RunConfig({name}=...) must be a tf.distribute strategy such as "

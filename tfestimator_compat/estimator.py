@@ -18,9 +18,11 @@ import tensorflow as tf
 from tfestimator_compat import checkpoints
 from tfestimator_compat import distribution
 from tfestimator_compat import fn_args
+from tfestimator_compat import parameter_servers
 from tfestimator_compat import scaffold
 from tfestimator_compat import session_config
 from tfestimator_compat import warm_starting
+from tfestimator_compat.engine import coordinated_training
 from tfestimator_compat.engine import summaries
 from tfestimator_compat.engine import variable_store
 from tfestimator_compat.engine.eager import in_eager_mode
@@ -169,15 +171,62 @@ class Estimator:
 
     def _train(self, input_fn, hooks, listeners, latest, start_step, last_step):
         distribution.check_cluster(self._config)
+        if parameter_servers.in_ps_cluster(self._config):
+            return self._train_with_parameter_servers(input_fn, hooks, listeners, latest, last_step)
         with distribution.writing_config(self._config) as config:
-            return self._train_writing_to(
-                config, input_fn, hooks, listeners, latest, start_step, last_step
-            )
+            self._start_from(latest)
+            inputs = self._call_input_fn(input_fn, ModeKeys.TRAIN)
+            return self._train_writing_to(config, inputs, hooks, listeners, latest, last_step)
 
-    def _train_writing_to(self, config, input_fn, hooks, listeners, latest, start_step, last_step):
-        """Trains, writing checkpoints, summaries and graph to `config.model_dir`."""
-        self._start_from(latest)
-        inputs = self._call_input_fn(input_fn, ModeKeys.TRAIN)
+    def _train_with_parameter_servers(self, input_fn, hooks, listeners, latest, last_step):
+        """Trains as a task of a parameter-server cluster (`parameter_servers`).
+
+        The chief trains with its variables on the `ps` tasks, scheduling the
+        steps onto the workers; workers (and ps tasks) serve until it is done.
+        Evaluation, prediction and export then run on one machine from the
+        checkpoint, as the original's did.
+        """
+        config = self._config
+        if not config.is_chief:
+            parameter_servers.serve_until_chief_is_done(config, last_step)
+            return None
+        strategy = parameter_servers.chief_strategy(config, config.session_creation_timeout_secs)
+        coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
+        self._store = VariableStore(strategy, seed=config.tf_random_seed)
+        self._reusable.clear()
+        try:
+            with parameter_servers.tf1_partitioning(strategy):
+                params = self._params_for(ModeKeys.TRAIN)
+                inputs = coordinated_training.PerWorkerInput(
+                    coordinator, input_fn, ModeKeys.TRAIN, params, self.config
+                )
+
+                def run(model, loop):
+                    workers = parameter_servers.num_workers(config)
+                    coordinated_training.train(coordinator, model, loop, inputs.iterator, workers)
+
+                loss = self._train_writing_to(
+                    config,
+                    inputs,
+                    hooks,
+                    listeners,
+                    latest,
+                    last_step,
+                    coordinated_training.CoordinatedTrainingLoop,
+                    run,
+                )
+            parameter_servers.tell_serving_tasks_chief_is_done(config)
+            return loss
+        finally:
+            self._fresh_variables()
+
+    def _train_writing_to(
+        self, config, inputs, hooks, listeners, latest, last_step, loop_class=TrainingLoop, run=None
+    ):
+        """Trains on `inputs`, writing checkpoints, summaries and graph to `config.model_dir`.
+
+        `run(model, loop)` runs the steps (Keras `fit` when None).
+        """
         graph, model = self._traced(ModeKeys.TRAIN, inputs)
         spec = graph.spec
         self._initialize(graph, latest)
@@ -204,7 +253,7 @@ class Estimator:
         if config.is_chief:
             all_hooks += list(spec.training_chief_hooks)
         runner = HookRunner(session_hooks(all_hooks), graph)
-        loop = TrainingLoop(
+        loop = loop_class(
             runner,
             {"loss": spec.loss, "train_op": spec.train_op},
             self._store.get("global_step"),
@@ -221,13 +270,10 @@ class Estimator:
         tf.io.gfile.makedirs(config.model_dir)
         runner.begin()
         with inputs.reading():
-            model.fit(
-                inputs.dataset,
-                epochs=1,
-                shuffle=False,
-                verbose=0,
-                callbacks=[loop],
-            )
+            if run is not None:
+                run(model, loop)
+            else:
+                model.fit(inputs.dataset, epochs=1, shuffle=False, verbose=0, callbacks=[loop])
         return loop.loss
 
     @in_eager_mode
@@ -431,10 +477,13 @@ class Estimator:
         """The strategy whose replicas run the model_fn in `mode`, as in the original:
         `train_distribute` for training, `eval_distribute` for evaluation, none to predict."""
         if mode == ModeKeys.TRAIN:
-            return self._config.train_distribute
-        if mode == ModeKeys.EVAL:
-            return self._config.eval_distribute
-        return None
+            strategy = self._config.train_distribute
+        elif mode == ModeKeys.EVAL:
+            strategy = self._config.eval_distribute
+        else:
+            return None
+        # A parameter-server strategy places the variables; the model_fn runs once.
+        return None if parameter_servers.is_ps_strategy(strategy) else strategy
 
     def _max_steps_per_call(self):
         """The most training steps one call of the step function may run."""

@@ -8,6 +8,7 @@ import tensorflow as tf
 
 from tfestimator_compat import cluster as cluster_lib
 from tfestimator_compat import distribution
+from tfestimator_compat import parameter_servers
 
 _USE_DEFAULT = object()
 _DEFAULT_CHECKPOINT_SECS = 600
@@ -270,8 +271,6 @@ class RunConfig:
 
 def _check_strategies(train_distribute, eval_distribute, experimental_distribute):
     """Rejects strategy combinations an Estimator cannot run."""
-    distribution.reject_parameter_server_strategy(train_distribute, "train_distribute")
-    distribution.reject_parameter_server_strategy(eval_distribute, "eval_distribute")
     for name, given in (
         ("train_distribute", train_distribute),
         ("eval_distribute", eval_distribute),
@@ -289,8 +288,13 @@ def _check_strategies(train_distribute, eval_distribute, experimental_distribute
 
 
 def _manages_cluster(strategy):
-    """Whether `strategy` runs the cluster's workers itself (every strategy but TPU's)."""
-    return strategy is not None and not type(strategy).__name__.startswith("TPUStrategy")
+    """Whether `strategy` runs the cluster's workers itself (every strategy but TPU's,
+    and the parameter-server ones, whose clusters need a chief as without a strategy)."""
+    return (
+        strategy is not None
+        and not type(strategy).__name__.startswith("TPUStrategy")
+        and not parameter_servers.is_ps_strategy(strategy)
+    )
 
 
 def _takes_only_op(device_fn):

@@ -5,7 +5,8 @@ checkpoint listener evaluates each new checkpoint that comes at least
 `throttle_secs` after the previous evaluation, always evaluates the final
 checkpoint, and runs the exporters after every evaluation. In a `TF_CONFIG`
 cluster the chief and workers only train (together, through a multi-worker
-strategy) and the `evaluator` task evaluates and exports each new checkpoint.
+strategy or on parameter servers, which `ps` tasks serve) and the `evaluator`
+task evaluates and exports each new checkpoint.
 """
 
 import collections
@@ -16,6 +17,7 @@ import tensorflow as tf
 
 from tfestimator_compat import checkpoints
 from tfestimator_compat import distribution
+from tfestimator_compat import parameter_servers
 from tfestimator_compat.engine.eager import in_eager_mode
 from tfestimator_compat.engine.keras_callbacks import scalar_logs
 from tfestimator_compat.estimator import Estimator
@@ -281,6 +283,11 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
         )
     if config.task_type == TaskType.EVALUATOR:
         return _run_evaluator(estimator, train_spec, eval_spec)
+    if config.task_type == TaskType.PS:
+        # The original's ps task joined its server for good; this one returns once
+        # the chief is done.
+        parameter_servers.serve_until_chief_is_done(config, train_spec.max_steps)
+        return None
     if distribution.in_multi_worker_cluster(config):
         # Chief and workers only train; the evaluator task evaluates, as in the original.
         estimator.train(

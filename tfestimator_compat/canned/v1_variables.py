@@ -23,6 +23,8 @@ import re
 
 import tensorflow as tf
 
+from tfestimator_compat.engine import variable_store
+
 # What the original put between a variable's name and its slot's, before the
 # part's index, by how the variable was made.
 KERAS_LAYER_PART = "t"
@@ -46,6 +48,8 @@ def tf1_optimizer_names(head_scope: str, slot_part: str | None = None):
 
     def creator(next_creator, **kwargs):
         name = kwargs.get("name") or ""
+        if variable_store.remaking_under_strategy():
+            return next_creator(**kwargs)  # named already, on its way through the store
         if name.endswith("/"):
             kwargs["name"] = _slot_name(name, slot_part)
         elif _is_optimizer_non_slot(name, kwargs):

@@ -9,7 +9,9 @@
   input_fn's result becomes a dataset (TF1 graphs and queues included);
 - `keras_adapter`: the `keras.Model` whose steps run the traced graph;
 - `training_loop`, `keras_callbacks`, `summaries`, `eager`,
-  `keras_optimizers_in_graph`: the loop around it and what it writes.
+  `keras_optimizers_in_graph`: the loop around it and what it writes;
+- `coordinated_training`: the chief's loop of a parameter-server cluster,
+  which schedules the same steps onto the workers.
 
 The public API (`Estimator`, `RunConfig`, specs, hooks, exporters) lives at the
 package root and uses these modules; nothing here is API.

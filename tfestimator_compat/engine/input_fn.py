@@ -58,6 +58,11 @@ class InputFnResult:
         return input_errors.where(self.input_fn)
 
     @property
+    def reads_through_a_session(self):
+        """Whether a Session in this process reads the batches (queues, readers)."""
+        return self._graph_input is not None
+
+    @property
     def has_labels(self):
         return self.structure.has_labels
 

@@ -394,15 +394,24 @@ class ModelFnModel(keras.Model):
             first, outputs, ran, events = multi_step(iterator, tf.constant(n), tf.constant(every))
             if int(ran) == 0:
                 raise StopIteration  # the input ended before this call
-            self.first_outputs = first
-            self.last_outputs = outputs
-            self.event_outputs = events
-            self.last_steps_run = int(ran)
-            self.steps_run += self.last_steps_run
-            self.calls += 1
+            self.record_call(first, outputs, ran, events)
             return {"loss": outputs["loss"]} if "loss" in outputs else {}
 
         return run
+
+    def record_call(self, first, last, ran, events):
+        """Keeps what a call of the multi-step function returned, for the loop callbacks."""
+        self.first_outputs = first
+        self.last_outputs = last
+        self.event_outputs = events
+        self.last_steps_run = int(ran)
+        self.steps_run += self.last_steps_run
+        self.calls += 1
+
+    def train_multi_step(self):
+        """The training multi-step `tf.function` of `(iterator, n, every)` for the
+        current fetches (see `_multi_step_function`), for a loop that calls it itself."""
+        return self._cached("train", lambda: self._multi_step_function(self.train_step))
 
     def _cached(self, kind, make):
         fetches = self._steps.first_fetches

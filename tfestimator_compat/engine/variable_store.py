@@ -11,11 +11,13 @@ graph mode would have given it. That name is also the checkpoint key.
 import collections
 import contextlib
 import contextvars
+import threading
 
 import keras
 import numpy as np
 import tensorflow as tf
 from keras.src.backend.common import global_state
+from tensorflow.python.distribute import ps_values
 from tensorflow.python.ops import lookup_ops
 
 from tfestimator_compat.engine import variable_initializers
@@ -48,7 +50,6 @@ class VariableStore:
     def __init__(self, strategy=None, seed=None):
         self._strategy = strategy
         self.seeds = GraphSeeds(seed)
-        self._creating_under_strategy = False
         self._variables = {}
         self._local_initial_values = {}
         self._tables = {}
@@ -64,7 +65,7 @@ class VariableStore:
         created_here = set()
 
         def creator(next_creator, **kwargs):
-            if self._creating_under_strategy:
+            if _remaking.active:
                 # The strategy's own variable, made by `_create` below.
                 return next_creator(**kwargs)
             name = _unique(_tf1_name(kwargs), created_here)
@@ -125,12 +126,12 @@ class VariableStore:
                 initial_value, recipe = self.seeds.initial_value(initial_value)
             created = dict(kwargs, initial_value=initial_value, name=name + "/")
             if self._needs_strategy_scope(name, kwargs):
-                self._creating_under_strategy = True
+                _remaking.active = True
                 try:
                     with self._strategy.scope():
-                        variable = tf.Variable(**_variable_args(created))
+                        variable = _unwrapped(tf.Variable(**_variable_args(created)))
                 finally:
-                    self._creating_under_strategy = False
+                    _remaking.active = False
             else:
                 variable = next_creator(**created)
             variable = _seen_from_traces(variable, name)
@@ -193,6 +194,20 @@ def is_table(entry) -> bool:
 def current():
     """The store whose `scope()` is active (the model_fn being traced), or None."""
     return _CURRENT.get()
+class _Remaking(threading.local):
+    """Set while the store makes a variable again under its strategy: the
+    creators around the model_fn already saw (and named) it once."""
+
+    active = False
+
+
+_remaking = _Remaking()
+
+
+def remaking_under_strategy() -> bool:
+    """Whether the variable being created is the store's variable made again under
+    its strategy; creators that rename variables must then leave it alone."""
+    return _remaking.active
 
 
 _VARIABLE_ARGS = (
@@ -212,6 +227,19 @@ _VARIABLE_ARGS = (
 def _variable_args(kwargs):
     """The creator's arguments that `tf.Variable` takes."""
     return {key: kwargs[key] for key in _VARIABLE_ARGS if kwargs.get(key) is not None}
+
+
+def _unwrapped(variable):
+    """The variable a parameter-server strategy placed, without its wrappers.
+
+    `ParameterServerStrategy` hands out its variables wrapped (a cache of
+    reads for the coordinator, an aggregation for replicas): the model_fn
+    runs once and TF1 code (partitioned variables' slots) needs the
+    variable itself.
+    """
+    while isinstance(variable, (ps_values.CachingVariable, ps_values.AggregatingVariable)):
+        variable = variable.get()
+    return variable
 
 
 def per_device_copies(variable) -> list:
