@@ -194,6 +194,8 @@ def is_table(entry) -> bool:
 def current():
     """The store whose `scope()` is active (the model_fn being traced), or None."""
     return _CURRENT.get()
+
+
 class _Remaking(threading.local):
     """Set while the store makes a variable again under its strategy: the
     creators around the model_fn already saw (and named) it once."""
