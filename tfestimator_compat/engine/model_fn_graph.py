@@ -94,6 +94,7 @@ class ModelFnGraph:
         self._config = config
         self._strategy = strategy
         self.num_replicas = distribution.num_replicas(strategy)
+        self._ops_when_reads_were_ordered = 0
         with strategy.scope() if strategy is not None else contextlib.nullcontext():
             self._wrapped = tf.compat.v1.wrap_function(self._build, signature=[])
         self._functions = {}
@@ -198,6 +199,11 @@ class ModelFnGraph:
         of them see the step the run started at. Reads the model_fn ordered
         after the train op (through `tf.control_dependencies`) keep that order.
         """
+        graph = tf.compat.v1.get_default_graph()
+        ops = len(graph.get_operations())
+        if ops == self._ops_when_reads_were_ordered:
+            return  # no op was added since the last pass: every read is ordered
+        self._ops_when_reads_were_ordered = ops
         writes = self._ops_writing([self.global_step])
         if not writes:
             return
