@@ -34,6 +34,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.feature_column import feature_column_v2 as fc_v2
 
+from tfestimator_compat import checkpoints
 from tfestimator_compat.canned import feature_layers
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.head import BinaryClassHead
@@ -744,13 +745,13 @@ class _BoostedTreesBase(Estimator):
             AssertionError: when normalizing an ensemble without splits, or
                 importances that are negative (as the original asserted).
         """
-        checkpoint = tf.train.latest_checkpoint(self.model_dir)
+        checkpoint = self.latest_checkpoint()
         if not checkpoint:
             raise ValueError(
                 f"Found no checkpoint in {self.model_dir}. You should only call this method "
                 "after training."
             )
-        reader = tf.train.load_checkpoint(checkpoint)
+        reader = checkpoints.reader(checkpoint)
         feature = reader.get_tensor(f"{_SCOPE}/tree_feature")
         gain = reader.get_tensor(f"{_SCOPE}/tree_gain")
         splits = feature >= 0
