@@ -21,6 +21,7 @@ from tfestimator_compat import distribution
 from tfestimator_compat import fn_args
 from tfestimator_compat import keras_flavours
 from tfestimator_compat import logs
+from tfestimator_compat.engine import graph_pruning
 from tfestimator_compat.engine import keras_optimizers_in_graph as keras_optimizers
 from tfestimator_compat.engine.input_structure import flat_tensors
 from tfestimator_compat.engine.input_structure import map_leaves
@@ -99,6 +100,7 @@ class ModelFnGraph:
             self._wrapped = tf.compat.v1.wrap_function(self._build, signature=[])
         self._functions = {}
         self._fetchables = {}
+        self._graph_defs = graph_pruning.GraphDefCache(self.graph)
 
     @property
     def graph(self):
@@ -375,7 +377,7 @@ class ModelFnGraph:
         by closures that `prune` does not know about.
         """
         deferred = list(self.graph.deferred_internal_captures)
-        pruned = self._wrapped.prune(feeds + deferred, fetches)
+        pruned = graph_pruning.prune(self._wrapped, feeds + deferred, fetches, self._graph_defs)
         if not deferred:
             return pruned
         closures = list(self.graph.deferred_external_captures)

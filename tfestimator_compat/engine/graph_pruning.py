@@ -1,0 +1,180 @@
+"""Cuts a function of some tensors out of a wrapped TF1 graph, quickly.
+
+A Session ran only the part of its graph that the fetches needed. Here each
+set of fetches becomes a function of its own, pruned from the `model_fn`'s
+graph. `WrappedFunction.prune` does that by copying the needed ops one by one
+through Python (`lift_to_graph`), which for a wide & deep model_fn (thousands
+of ops, pruned twice per `train()`) took longer than building the graph. This
+module selects the needed nodes on the `GraphDef` and imports them in one C++
+call (`import_graph_def`), which makes the same function: the same ops, names,
+devices and captured variables.
+"""
+
+import tensorflow as tf
+from tensorflow.python.eager import wrap_function
+from tensorflow.python.framework import func_graph
+from tensorflow.python.framework import importer
+from tensorflow.python.ops import resource_variable_ops
+
+# Attributes `WrappedFunction.prune` drops too: colocation with ops that may
+# not be copied, and the TPU replication context the copy is no longer in.
+_DROPPED_ATTRS = ("_class", "_tpu_replicate")
+# Where the new function's inputs are named: the imported nodes keep their
+# names only where no name in the graph starts like theirs.
+_INPUT_SCOPE = "pruned_inputs"
+
+
+class GraphDefCache:
+    """The `GraphDef` of a graph that only grows, made again only once it has grown."""
+
+    def __init__(self, graph):
+        self._graph = graph
+        self._version = None
+        self._nodes = None
+
+    def nodes(self):
+        """Node name -> NodeDef, without the function library."""
+        version = self._graph.version
+        if version != self._version:
+            graph_def = self._graph.as_graph_def()
+            self._nodes = {node.name: node for node in graph_def.node}
+            self._version = version
+        return self._nodes
+
+
+def prune(wrapped, feeds, fetches, graph_defs=None):
+    """A `WrappedFunction` of `feeds` that returns `fetches`, as `wrapped.prune` makes.
+
+    Args:
+        wrapped: the `WrappedFunction` whose graph holds feeds and fetches.
+        feeds: tensors of that graph, the new function's arguments in order
+            (what a Session's feed_dict overrode).
+        fetches: a structure of tensors, composite tensors and ops of that
+            graph (ops come back as None).
+        graph_defs: a `GraphDefCache` of `wrapped.graph`, kept by a caller
+            that prunes the same graph again.
+    """
+    graph = wrapped.graph
+    graph_defs = graph_defs or GraphDefCache(graph)
+    flat_fetches = tf.nest.flatten(fetches, expand_composites=True)
+    tensors = [f for f in flat_fetches if isinstance(f, tf.Tensor)]
+    operations = [f for f in flat_fetches if isinstance(f, tf.Operation)]
+    internal_captures = {id(c) for c in graph.internal_captures}
+    feeds = [f for f in feeds if id(f) not in internal_captures]
+    nodes = graph_defs.nodes()
+    captured = {internal.name: external for external, internal in graph.captures}
+    # Tensors the new function gets from outside: its arguments and captures.
+    replaced = {f.name: f for f in feeds}
+    replaced.update((internal.name, internal) for internal in graph.internal_captures)
+    starts = [t.op.name for t in tensors if t.name not in replaced]
+    needed, edges = _needed_nodes(starts + [op.name for op in operations], nodes, replaced)
+    _check_fed(needed, nodes)
+
+    with graph.as_default():
+        pruned = func_graph.FuncGraph("pruned")
+    with pruned.as_default():
+        used = edges | {t.name for t in tensors}
+        placeholders = {}
+        for name, tensor in replaced.items():
+            if name not in captured or name in used or "^" + tensor.op.name in edges:
+                placeholders[name] = _placeholder_like(
+                    tensor, f"{_INPUT_SCOPE}/{len(placeholders)}"
+                )
+        # Arguments first, then captures: the order a call passes them in.
+        pruned.inputs.extend(placeholders[f.name] for f in feeds)
+        for name, placeholder in placeholders.items():
+            if name in captured:
+                pruned.add_capture(captured[name], placeholder)
+        for function in graph._functions.values():
+            pruned._add_function(function)
+        input_map = {name: placeholders[name] for name in placeholders if name in edges}
+        for name, placeholder in placeholders.items():
+            control = "^" + replaced[name].op.name
+            if control in edges:
+                input_map.setdefault(control, placeholder.op)
+        graph_def = tf.compat.v1.GraphDef(versions=graph.graph_def_versions)
+        for name in needed:
+            node = graph_def.node.add()
+            node.CopyFrom(nodes[name])
+            for attr in _DROPPED_ATTRS:
+                if attr in node.attr:
+                    del node.attr[attr]
+        importer._import_graph_def_internal(
+            graph_def,
+            input_map=input_map,
+            validate_colocation_constraints=False,
+            name="",
+            propagate_device_spec=True,
+        )
+
+    def lifted(x):
+        if isinstance(x, tf.Operation):
+            return pruned.get_operation_by_name(x.name)
+        if x.name in placeholders:
+            return placeholders[x.name]
+        return pruned.get_tensor_by_name(x.name)
+
+    pruned.outputs.extend(lifted(t) for t in tensors)
+    pruned.control_outputs.extend(lifted(op) for op in operations)
+    pruned.variables = graph.variables
+    pruned.structured_outputs = tf.nest.map_structure(
+        lambda x: None if isinstance(x, tf.Operation) else lifted(x),
+        fetches,
+        expand_composites=True,
+    )
+    pruned.structured_input_signature = None
+    function = wrap_function.WrappedFunction(pruned, variable_holder=wrapped._variable_holder)
+    function._num_positional_args = len(feeds)
+    function._arg_keywords = [f.op.name for f in feeds]
+    return function
+
+
+def _needed_nodes(starts, nodes, replaced):
+    """The nodes that running `starts` runs, and the edges into them.
+
+    Everything they wait for through data and control edges, except what
+    `replaced` names: tensors that come from outside, and the ops that make
+    them when only waited for. Edges are normalized (`a` becomes `a:0`).
+    """
+    replaced_ops = {name.rsplit(":", 1)[0] for name in replaced}
+    needed, edges, pending = set(), set(), list(starts)
+    while pending:
+        name = pending.pop()
+        if name in needed:
+            continue
+        needed.add(name)
+        for edge in nodes[name].input:
+            if edge.startswith("^"):
+                edges.add(edge)
+                if edge[1:] not in replaced_ops:
+                    pending.append(edge[1:])
+                continue
+            tensor = edge if ":" in edge else edge + ":0"
+            edges.add(tensor)
+            if tensor not in replaced:
+                pending.append(tensor.rsplit(":", 1)[0])
+    return needed, edges
+
+
+def _check_fed(needed, nodes):
+    """Raises what a Session run raised when a needed placeholder had no value."""
+    unfed = sorted(name for name in needed if nodes[name].op == "Placeholder")
+    if unfed:
+        raise tf.errors.InvalidArgumentError(
+            None,
+            None,
+            f"You must feed a value for placeholder tensor '{unfed[0]}': the fetches "
+            f"need it and no input or feed_dict gives it (all such: {unfed}).",
+        )
+
+
+def _placeholder_like(tensor, name):
+    """A placeholder of `tensor`'s dtype, shape, device and variable metadata."""
+    with tf.device(tensor.op.device):
+        placeholder = tf.compat.v1.placeholder(tensor.dtype, tensor.shape, name=name)
+    handle_data = resource_variable_ops.get_resource_handle_data(tensor)
+    if handle_data.shape_and_type:
+        resource_variable_ops._set_handle_shapes_and_types(
+            placeholder, handle_data, graph_mode=True
+        )
+    return placeholder
