@@ -105,3 +105,42 @@ def test_ops_added_after_the_graph_was_cached_are_found(train_graph):
     outputs = function(tf.constant([[1.0, 1.0]]))
     assert float(outputs["d"]) == 4.0
     assert float(outputs["m"]) == 1.0
+
+
+def _gated_graph():
+    made = _train_graph()
+    counter = tf.compat.v1.get_variable(
+        "counter", [], initializer=tf.zeros_initializer(), trainable=False
+    )
+    # Only the gated fetches need these: a summary of the layer, a read of a
+    # variable the train step does not use, and an update that waits for the
+    # train op (as hooks' fetches may).
+    made["summary"] = tf.compat.v1.summary.histogram("hidden", made["hidden"])
+    with tf.control_dependencies([made["train_op"]]):
+        made["count"] = tf.identity(counter.assign_add(1.0))
+    made["counter"] = counter
+    return made
+
+
+def test_gated_fetches_run_only_when_asked_and_are_zeros_otherwise():
+    wrapped, t = _wrapped(_gated_graph)
+    gated = {"summary": t["summary"], "count": t["count"], "loss_again": t["loss"]}
+    step = graph_pruning.prune(
+        wrapped, [t["x"]], {"loss": t["loss"], "train": t["train_op"]}, gated=gated
+    )
+    batch = tf.constant([[1.0, 1.0]])
+    outputs, extras = step(tf.constant(True), batch)
+    assert float(outputs["loss"]) == pytest.approx(2.0)
+    summary = tf.compat.v1.Summary.FromString(extras["summary"].numpy())
+    assert summary.value[0].tag == "hidden_1"  # "hidden" names the layer already
+    assert float(extras["count"]) == 1.0
+    assert float(extras["loss_again"]) == float(outputs["loss"])
+    outputs, extras = step(tf.constant(False), batch)
+    assert extras["summary"].numpy() == b""
+    assert float(extras["count"]) == 0.0
+    # The ungated step trained (global step 2) and the gated update did not run.
+    with wrapped.graph.as_default():
+        reads = {"step": t["global_step"].read_value(), "count": t["counter"].read_value()}
+    values = graph_pruning.prune(wrapped, [], reads)()
+    assert int(values["step"]) == 2
+    assert float(values["count"]) == 1.0

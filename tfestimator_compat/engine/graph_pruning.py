@@ -42,7 +42,7 @@ class GraphDefCache:
         return self._nodes
 
 
-def prune(wrapped, feeds, fetches, graph_defs=None):
+def prune(wrapped, feeds, fetches, graph_defs=None, gated=None):
     """A `WrappedFunction` of `feeds` that returns `fetches`, as `wrapped.prune` makes.
 
     Args:
@@ -53,94 +53,178 @@ def prune(wrapped, feeds, fetches, graph_defs=None):
             graph (ops come back as None).
         graph_defs: a `GraphDefCache` of `wrapped.graph`, kept by a caller
             that prunes the same graph again.
+        gated: None, or a structure of tensors that only some runs fetch
+            (summaries, logged values). The function then takes a boolean
+            first argument and returns `(fetches, gated)`: the ops only
+            `gated` needs run inside a `tf.cond` on it, and give zeros when it
+            is False. One function then serves the steps that fetch them and
+            the steps that do not, so a step loop calls (and TensorFlow
+            optimizes) the model once.
     """
     graph = wrapped.graph
-    graph_defs = graph_defs or GraphDefCache(graph)
-    flat_fetches = tf.nest.flatten(fetches, expand_composites=True)
-    tensors = [f for f in flat_fetches if isinstance(f, tf.Tensor)]
-    operations = [f for f in flat_fetches if isinstance(f, tf.Operation)]
+    nodes = (graph_defs or GraphDefCache(graph)).nodes()
     internal_captures = {id(c) for c in graph.internal_captures}
     feeds = [f for f in feeds if id(f) not in internal_captures]
-    nodes = graph_defs.nodes()
-    captured = {internal.name: external for external, internal in graph.captures}
     # Tensors the new function gets from outside: its arguments and captures.
     replaced = {f.name: f for f in feeds}
     replaced.update((internal.name, internal) for internal in graph.internal_captures)
-    starts = [t.op.name for t in tensors if t.name not in replaced]
-    needed, edges = _needed_nodes(starts + [op.name for op in operations], nodes, replaced)
-    _check_fed(needed, nodes)
+    flat_fetches = tf.nest.flatten(fetches, expand_composites=True)
+    tensors = [f for f in flat_fetches if isinstance(f, tf.Tensor)]
+    operations = [f for f in flat_fetches if isinstance(f, tf.Operation)]
+    gated_tensors = [] if gated is None else tf.nest.flatten(gated, expand_composites=True)
+    needed, edges = _needed_nodes(_starts(tensors + operations, replaced), nodes, replaced)
+    gated_only, gated_edges = _needed_nodes(
+        _starts(gated_tensors, replaced), nodes, replaced, needed
+    )
+    _check_fed(needed | gated_only, nodes)
 
     with graph.as_default():
         pruned = func_graph.FuncGraph("pruned")
     with pruned.as_default():
-        used = edges | {t.name for t in tensors}
-        placeholders = {}
-        for name, tensor in replaced.items():
-            if name not in captured or name in used or "^" + tensor.op.name in edges:
-                placeholders[name] = _placeholder_like(
-                    tensor, f"{_INPUT_SCOPE}/{len(placeholders)}"
-                )
+        events = None
+        if gated is not None:
+            events = tf.compat.v1.placeholder(tf.bool, [], name=f"{_INPUT_SCOPE}/events")
+        used = edges | gated_edges | {t.name for t in tensors + gated_tensors}
+        placeholders = _placeholders(graph, feeds, replaced, used)
         # Arguments first, then captures: the order a call passes them in.
+        pruned.inputs.extend([events] if events is not None else [])
         pruned.inputs.extend(placeholders[f.name] for f in feeds)
+        captured = {internal.name: external for external, internal in graph.captures}
         for name, placeholder in placeholders.items():
             if name in captured:
                 pruned.add_capture(captured[name], placeholder)
         for function in graph._functions.values():
             pruned._add_function(function)
-        input_map = {name: placeholders[name] for name in placeholders if name in edges}
-        for name, placeholder in placeholders.items():
-            control = "^" + replaced[name].op.name
-            if control in edges:
-                input_map.setdefault(control, placeholder.op)
-        graph_def = tf.compat.v1.GraphDef(versions=graph.graph_def_versions)
-        for name in needed:
-            node = graph_def.node.add()
-            node.CopyFrom(nodes[name])
-            for attr in _DROPPED_ATTRS:
-                if attr in node.attr:
-                    del node.attr[attr]
-        importer._import_graph_def_internal(
-            graph_def,
-            input_map=input_map,
-            validate_colocation_constraints=False,
-            name="",
-            propagate_device_spec=True,
+        _import(needed, nodes, graph, _input_map(edges, placeholders, replaced))
+
+        def lifted(x):
+            if isinstance(x, tf.Operation):
+                return pruned.get_operation_by_name(x.name)
+            if x.name in placeholders:
+                return placeholders[x.name]
+            return pruned.get_tensor_by_name(x.name)
+
+        outputs = tf.nest.map_structure(
+            lambda x: None if isinstance(x, tf.Operation) else lifted(x),
+            fetches,
+            expand_composites=True,
         )
+        if gated is not None:
+            gated_outputs = tf.cond(
+                events,
+                lambda: _gated_branch(gated_tensors, gated_only, nodes, graph, lifted),
+                lambda: [tf.zeros([], t.dtype) for t in gated_tensors],
+            )
+            gated_outputs = tf.nest.pack_sequence_as(gated, gated_outputs, expand_composites=True)
+            outputs = (outputs, gated_outputs)
 
-    def lifted(x):
-        if isinstance(x, tf.Operation):
-            return pruned.get_operation_by_name(x.name)
-        if x.name in placeholders:
-            return placeholders[x.name]
-        return pruned.get_tensor_by_name(x.name)
-
-    pruned.outputs.extend(lifted(t) for t in tensors)
+    pruned.outputs.extend(
+        t for t in tf.nest.flatten(outputs, expand_composites=True) if t is not None
+    )
     pruned.control_outputs.extend(lifted(op) for op in operations)
     pruned.variables = graph.variables
-    pruned.structured_outputs = tf.nest.map_structure(
-        lambda x: None if isinstance(x, tf.Operation) else lifted(x),
-        fetches,
-        expand_composites=True,
-    )
+    pruned.structured_outputs = outputs
     pruned.structured_input_signature = None
     function = wrap_function.WrappedFunction(pruned, variable_holder=wrapped._variable_holder)
-    function._num_positional_args = len(feeds)
-    function._arg_keywords = [f.op.name for f in feeds]
+    function._num_positional_args = len(pruned.inputs) - len(pruned.internal_captures)
+    function._arg_keywords = [t.op.name for t in pruned.inputs[: function._num_positional_args]]
     return function
 
 
-def _needed_nodes(starts, nodes, replaced):
+def _starts(fetched, replaced):
+    """The op names a search for what `fetched` needs starts from."""
+    return [
+        x.name if isinstance(x, tf.Operation) else x.op.name
+        for x in fetched
+        if isinstance(x, tf.Operation) or x.name not in replaced
+    ]
+
+
+def _placeholders(graph, feeds, replaced, used):
+    """Original tensor name -> the placeholder standing for it in the new function:
+    every feed (an argument, used or not), and the captures something uses."""
+    captured = {internal.name for internal in graph.internal_captures}
+    placeholders = {}
+    for name, tensor in replaced.items():
+        if name not in captured or name in used or "^" + tensor.op.name in used:
+            placeholders[name] = _placeholder_like(tensor, f"{_INPUT_SCOPE}/{len(placeholders)}")
+    return placeholders
+
+
+def _input_map(edges, placeholders, replaced):
+    """What `import_graph_def` connects the imported nodes' inputs from outside to."""
+    input_map = {name: placeholders[name] for name in placeholders if name in edges}
+    for name, placeholder in placeholders.items():
+        control = "^" + replaced[name].op.name
+        if control in edges:
+            # A control input is mapped to the op of the tensor given.
+            input_map.setdefault(control, placeholder)
+    return input_map
+
+
+def _import(names, nodes, graph, input_map):
+    """Imports the nodes `names` (of `graph`) into the default graph, as they were."""
+    graph_def = tf.compat.v1.GraphDef(versions=graph.graph_def_versions)
+    for name in names:
+        node = graph_def.node.add()
+        node.CopyFrom(nodes[name])
+        for attr in _DROPPED_ATTRS:
+            if attr in node.attr:
+                del node.attr[attr]
+    importer._import_graph_def_internal(
+        graph_def,
+        input_map=input_map,
+        validate_colocation_constraints=False,
+        name="",
+        propagate_device_spec=True,
+    )
+
+
+def _gated_branch(gated_tensors, gated_only, nodes, graph, lifted):
+    """The branch that computes `gated_tensors`: the nodes only they need, imported
+    into the branch, fed by captures of what the rest of the function computed."""
+    branch = tf.compat.v1.get_default_graph()
+    for function in graph._functions.values():
+        branch._add_function(function)
+    input_map, waits_for = {}, set()
+    for name in gated_only:
+        for edge in nodes[name].input:
+            if edge.startswith("^"):
+                if edge[1:] not in gated_only:
+                    waits_for.add(edge[1:])
+                continue
+            tensor = edge if ":" in edge else edge + ":0"
+            if tensor.rsplit(":", 1)[0] not in gated_only and tensor not in input_map:
+                outside = lifted(graph.get_tensor_by_name(tensor))
+                input_map[tensor] = branch.capture(outside, name=f"{_INPUT_SCOPE}/{len(input_map)}")
+    if waits_for:
+        # What the gated nodes wait for runs before the branch does.
+        ops = [lifted(graph.get_operation_by_name(name)) for name in sorted(waits_for)]
+        with tf.control_dependencies(ops):
+            anchor = tf.constant(0, name=f"{_INPUT_SCOPE}/after")
+        input_map.update(("^" + name, anchor) for name in waits_for)
+    _import(gated_only, nodes, graph, input_map)
+    return [
+        branch.get_tensor_by_name(t.name)
+        if t.op.name in gated_only
+        else tf.identity(branch.capture(lifted(t)))
+        for t in gated_tensors
+    ]
+
+
+def _needed_nodes(starts, nodes, replaced, known=frozenset()):
     """The nodes that running `starts` runs, and the edges into them.
 
     Everything they wait for through data and control edges, except what
-    `replaced` names: tensors that come from outside, and the ops that make
-    them when only waited for. Edges are normalized (`a` becomes `a:0`).
+    `replaced` names (tensors that come from outside, and the ops that make
+    them when only waited for) and the nodes in `known` (already found).
+    Edges are normalized (`a` becomes `a:0`).
     """
     replaced_ops = {name.rsplit(":", 1)[0] for name in replaced}
     needed, edges, pending = set(), set(), list(starts)
     while pending:
         name = pending.pop()
-        if name in needed:
+        if name in needed or name in known:
             continue
         needed.add(name)
         for edge in nodes[name].input:

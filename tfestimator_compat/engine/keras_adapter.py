@@ -49,6 +49,13 @@ def _zeros_like(fetches):
     """Stand-ins for a step's outputs before the first step has run."""
 
     def zeros(fetch):
+        if isinstance(fetch, tf.SparseTensor):
+            rank = fetch.shape.rank or 1
+            return tf.SparseTensor(
+                tf.zeros([0, rank], tf.int64),
+                tf.zeros([0], fetch.dtype),
+                tf.zeros([rank], tf.int64),
+            )
         return tf.zeros([], fetch.dtype)
 
     return {
@@ -59,7 +66,7 @@ def _zeros_like(fetches):
 
 
 class _StepFunctions:
-    """What the steps fetch, and the functions traced for each set of fetches.
+    """What the steps fetch, and the function traced for that.
 
     A plain object, so Keras attribute tracking leaves its dicts alone.
     """
@@ -67,10 +74,19 @@ class _StepFunctions:
     def __init__(self):
         self.fetches = {}
         self.first_fetches = {}
+        self.extras = {}
         self.graph_function = None
-        self.first_graph_function = None
-        self.active = None
+        # While a multi-step function is traced: whether the step being traced
+        # fetches the extras (a boolean tensor), None when there are none.
+        self.events = None
         self.made = {}
+
+    def run(self, flat):
+        """One step's outputs: the fetches, and the extras when they are due."""
+        if not self.extras:
+            return self.graph_function(*flat)
+        outputs, extras = self.graph_function(self.events, *flat)
+        return dict(outputs, **extras)
 
 
 def _stacked(array, dtype):
@@ -233,14 +249,19 @@ class ModelFnModel(keras.Model):
                 (summaries and logged values are due on the step a call starts at).
 
         Each combination gets its own traced function, cached, so
-        combinations that alternate trace once each.
+        combinations that alternate trace once each. The extras are gated:
+        one function runs every step, computing them only when due.
         """
         steps = self._steps
         steps.fetches = dict(fetches)
-        steps.first_fetches = dict(steps.fetches, **(first_step_fetches or {}))
-        steps.graph_function = self._graph.function(steps.fetches)
-        steps.first_graph_function = self._graph.function(steps.first_fetches)
-        steps.active = steps.graph_function
+        steps.extras = {
+            key: value
+            for key, value in (first_step_fetches or {}).items()
+            if key not in steps.fetches
+        }
+        steps.first_fetches = dict(steps.fetches, **steps.extras)
+        gated = steps.extras or None
+        steps.graph_function = self._graph.function(steps.fetches, gated=gated)
 
     def _call_graph(self, data):
         """Runs the active function on one step's data: a batch, or one per replica."""
@@ -248,7 +269,7 @@ class ModelFnModel(keras.Model):
         for element in data if self._graph.num_replicas > 1 else (data,):
             features, labels = self._unpack(element)
             flat += self._graph.flat_inputs(features, labels)
-        outputs = self._steps.active(*flat)
+        outputs = self._steps.run(flat)
         return {key: value for key, value in outputs.items() if value is not None}
 
     def train_step(self, data):
@@ -272,16 +293,19 @@ class ModelFnModel(keras.Model):
         """A `tf.function` that runs up to `n` steps on batches of `iterator`.
 
         When the first step fetches more than the others (summaries, logged
-        values, what hooks ask for), that step runs the first-step function,
-        and so does every step `every` steps after it. The function returns
-        the first step's outputs, the last step's outputs, how many steps ran
-        (fewer than `n` at the end of the input), and the extra fetches of the
-        later event steps, stacked. `n` and `every` are tensors, so one trace
-        serves every chunk the training loop picks.
+        values, what hooks ask for), that step fetches the extras, and so does
+        every step `every` steps after it; the one step function computes
+        them only on those steps. The function returns the first step's
+        outputs, the last step's outputs, how many steps ran (fewer than `n`
+        at the end of the input), and the extras of the later event steps,
+        stacked. `n` and `every` are tensors, so one trace serves every chunk
+        the training loop picks.
 
         Each step's batch is read while the step before it runs (nothing
         orders the two), and only when that next step is due, so a call takes
-        exactly the batches of the steps it runs.
+        exactly the batches of the steps it runs. The first step's batch is
+        read directly: at the end of the input that raises OutOfRangeError,
+        which ends the epoch.
         """
 
         def one_step(data):
@@ -298,90 +322,56 @@ class ModelFnModel(keras.Model):
             steps = self._steps
             source_type = _EndlessInput if self.endless_input else _FiniteInput
             source = source_type(iterator, self._graph.num_replicas)
+            outputs = _zeros_like(steps.fetches)
+            first = _zeros_like(steps.first_fetches)
+            data = source.holding(source.batch())
+            # The later event steps' extras, when each is one tensor (hooks'
+            # nested requests come from one-step calls only).
+            arrays = {
+                key: tf.TensorArray(
+                    fetch.dtype, size=0, dynamic_size=True, element_shape=fetch.shape
+                )
+                for key, fetch in steps.extras.items()
+                if isinstance(fetch, tf.Tensor)
+            }
 
-            def read_ahead(i, data):
-                return tf.cond(i + 1 < n, source.read, lambda: source.nothing(data))
-
-            def next_step(i, outputs, data):
-                following = read_ahead(i, data)
-                return i + 1, one_step(source.value(data)), following
-
-            def plain_steps(start, stop, outputs, data):
+            def step(i, outputs, data, first, arrays):
                 # Steps run one at a time (parallel_iterations=1): they update
                 # the same variables, and a step must see the previous one's
                 # updates, as consecutive Session runs did.
-                return tf.while_loop(
-                    lambda i, outputs, data: source.more(i < stop, data),
-                    next_step,
-                    (start, outputs, data),
-                    shape_invariants=(tf.TensorShape([]), relaxed(outputs), specs(data)),
-                    parallel_iterations=1,
-                )
+                following = tf.cond(i + 1 < n, source.read, lambda: source.nothing(data))
+                due = tf.equal(i % every, 0)
+                steps.events = due
+                fetched = one_step(source.value(data))
+                steps.events = None
+                if not steps.extras:
+                    return i + 1, fetched, following, first, arrays
+                first = tf.cond(tf.equal(i, 0), lambda: fetched, lambda: first)
 
-            if steps.first_fetches.keys() == steps.fetches.keys():
-                # Every step alike: one traced step inside the loop.
-                zeros = _zeros_like(steps.fetches)
-                ran, last, _ = plain_steps(tf.constant(0), n, zeros, source.read())
-                return last, last, ran, {}
+                def write():
+                    return {key: arrays[key].write(i // every - 1, fetched[key]) for key in arrays}
 
-            def event_step(i, data):
-                following = read_ahead(i, data)
-                steps.active = steps.first_graph_function
-                outputs = one_step(source.value(data))
-                steps.active = steps.graph_function
-                return outputs, following
+                if arrays:
+                    arrays = tf.cond(tf.logical_and(due, i > 0), write, lambda: arrays)
+                return i + 1, {key: fetched[key] for key in outputs}, following, first, arrays
 
-            # The first step reads its batch directly: at the end of the input
-            # that raises OutOfRangeError, which ends the epoch.
-            first, data = event_step(tf.constant(0), source.holding(source.batch()))
-            outputs = {key: first[key] for key in first if key in steps.fetches}
-            extras = [key for key in first if key not in steps.fetches]
-            if not all(isinstance(first[key], tf.Tensor) for key in extras):
-                # Nested fetches (hooks' requests) come from one-step calls only.
-                ran, last, _ = plain_steps(tf.constant(1), n, outputs, data)
-                return first, last, ran, {}
-            arrays = {
-                key: tf.TensorArray(
-                    first[key].dtype, size=0, dynamic_size=True, element_shape=first[key].shape
-                )
-                for key in extras
-            }
-
-            def segment(i, outputs, data, arrays):
-                """Plain steps up to the next event step, then that step when due."""
-                next_event = (i + every - 1) // every * every
-                i, outputs, data = plain_steps(i, tf.minimum(n, next_event), outputs, data)
-
-                def event():
-                    fetched, following = event_step(i, data)
-                    written = {
-                        key: arrays[key].write(i // every - 1, fetched[key]) for key in extras
-                    }
-                    return i + 1, {key: fetched[key] for key in outputs}, following, written
-
-                def unchanged():
-                    return i, outputs, data, arrays
-
-                return tf.cond(source.more(i < n, data), event, unchanged)
-
-            ran, last, _, arrays = tf.while_loop(
-                lambda i, outputs, data, arrays: source.more(i < n, data),
-                segment,
-                (tf.constant(1), outputs, data, arrays),
+            ran, last, _, first, arrays = tf.while_loop(
+                lambda i, outputs, data, first, arrays: source.more(i < n, data),
+                step,
+                (tf.constant(0), outputs, data, first, arrays),
                 shape_invariants=(
                     tf.TensorShape([]),
                     relaxed(outputs),
                     specs(data),
+                    relaxed(first),
                     relaxed(arrays),
                 ),
                 parallel_iterations=1,
             )
-            return (
-                first,
-                last,
-                ran,
-                {key: _stacked(arrays[key], first[key].dtype) for key in extras},
-            )
+            if not steps.extras:
+                return last, last, ran, {}
+            dtypes = {key: steps.extras[key].dtype for key in arrays}
+            return first, last, ran, {key: _stacked(arrays[key], dtypes[key]) for key in arrays}
 
         return tf.function(multi_step, reduce_retracing=True)
 

@@ -351,25 +351,29 @@ class ModelFnGraph:
         with tf1_tensor_semantics():
             return _restore_keys(fetches, values)
 
-    def function(self, fetches, feeds=None):
+    def function(self, fetches, feeds=None, gated=None):
         """A function that runs and returns `fetches`, as a Session run did.
 
         It takes the flat input batch, or `feeds` (a list of tensors of this
         graph) when given. `fetches` is a nested structure of tensors and ops
-        (ops come back as None). Functions are cached by the objects involved.
+        (ops come back as None). With `gated` (a structure of tensors fetched
+        on some steps only) it takes a boolean first and returns
+        `(fetches, gated)`, the gated ones computed only when it is True (see
+        `graph_pruning.prune`). Functions are cached by the objects involved.
         """
         feeds = self._feeds if feeds is None else list(feeds)
-        key = cache_key((feeds, fetches))
+        key = cache_key((feeds, fetches, gated))
         if key not in self._functions:
             # Hooks read tensors of their own after the model_fn (a
             # LoggingTensorHook given the global step variable): order those too.
             with self.graph.as_default():
                 self._order_global_step_reads()
             # The fetches stay referenced so their ids stay unique.
-            self._functions[key] = (self._pruned(feeds, fetches), (feeds, fetches))
+            pruned = self._pruned(feeds, fetches, gated)
+            self._functions[key] = (pruned, (feeds, fetches, gated))
         return self._functions[key][0]
 
-    def _pruned(self, feeds, fetches):
+    def _pruned(self, feeds, fetches, gated=None):
         """`prune`, also fed the values the graph captures anew at every call.
 
         Collective ops (the all-reduce of a distribution strategy) take a fresh
@@ -377,7 +381,9 @@ class ModelFnGraph:
         by closures that `prune` does not know about.
         """
         deferred = list(self.graph.deferred_internal_captures)
-        pruned = graph_pruning.prune(self._wrapped, feeds + deferred, fetches, self._graph_defs)
+        pruned = graph_pruning.prune(
+            self._wrapped, feeds + deferred, fetches, self._graph_defs, gated=gated
+        )
         if not deferred:
             return pruned
         closures = list(self.graph.deferred_external_captures)
