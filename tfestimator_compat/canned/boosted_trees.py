@@ -41,6 +41,7 @@ from tfestimator_compat.head import BinaryClassHead
 from tfestimator_compat.head import MultiClassHead
 from tfestimator_compat.head import RegressionHead
 from tfestimator_compat.head import head_utils
+from tfestimator_compat.head.v1_heads import MultiClassHeadV1
 from tfestimator_compat.hooks import SessionRunArgs
 from tfestimator_compat.hooks import SessionRunHook
 from tfestimator_compat.mode_keys import ModeKeys
@@ -185,11 +186,18 @@ def _bucketized(features, layout, boundaries):
 
 
 class _Ensemble:
-    """The ensemble's and the grower's variables, created in the model_fn's graph."""
+    """The ensemble's and the grower's variables, created in the model_fn's graph.
 
-    def __init__(self, layout, hparams):
+    With `logits_dimension` D > 1 each node holds D values and the statistics
+    D gradients and the D * D entries of the full hessian; with one logit the
+    variables keep their single-logit shapes.
+    """
+
+    def __init__(self, layout, hparams, logits_dimension=1):
         self.layout = layout
         self.hparams = hparams
+        self.logits_dimension = logits_dimension
+        self.hessian_dimension = logits_dimension**2
         self.num_nodes = 2 ** (hparams.max_depth + 1) - 1
         self.layer_width = 2 ** (hparams.max_depth - 1)
         self.equality = tf.constant(layout.equality, tf.bool)
@@ -208,7 +216,9 @@ class _Ensemble:
         with tf.compat.v1.variable_scope(_SCOPE, reuse=tf.compat.v1.AUTO_REUSE):
             self.feature = variable("tree_feature", [trees, nodes], tf.int32, -1)
             self.threshold = variable("tree_threshold", [trees, nodes], tf.int32, 0)
-            self.value = variable("tree_value", [trees, nodes], tf.float32, 0.0)
+            self.value = variable(
+                "tree_value", [trees, nodes] + self._per_logit(logits_dimension), tf.float32, 0.0
+            )
             self.gain = variable("tree_gain", [trees, nodes], tf.float32, 0.0)
             self.boundaries = variable(
                 "bucket_boundaries",
@@ -245,8 +255,18 @@ class _Ensemble:
             )
             self.num_batches = variable("accumulated_batches", [], tf.int32, 0)
             stats_shape = [self.layer_width, layout.num_features, layout.max_buckets]
-            self.stats_gradients = variable("stats_gradients", stats_shape, tf.float32, 0.0)
-            self.stats_hessians = variable("stats_hessians", stats_shape, tf.float32, 0.0)
+            self.stats_gradients = variable(
+                "stats_gradients",
+                stats_shape + self._per_logit(self.logits_dimension),
+                tf.float32,
+                0.0,
+            )
+            self.stats_hessians = variable(
+                "stats_hessians",
+                stats_shape + self._per_logit(self.hessian_dimension),
+                tf.float32,
+                0.0,
+            )
             if layout.float_columns:
                 self.quantile_sample = variable(
                     "quantile_sample",
@@ -255,6 +275,28 @@ class _Ensemble:
                     0.0,
                 )
                 self.quantile_sample_size = variable("quantile_sample_size", [], tf.int32, 0)
+
+    def _per_logit(self, size):
+        # A single logit keeps the variables' shapes of single-logit checkpoints.
+        return [size] if self.logits_dimension > 1 else []
+
+    def values(self):
+        """`[trees, nodes, logits_dimension]` node values."""
+        value = self.value.read_value()
+        return tf.reshape(value, [self.hparams.n_trees, self.num_nodes, self.logits_dimension])
+
+    def statistics(self):
+        """The layer's `[width, features, buckets, D]` gradients and `[..., D * D]` hessians."""
+        shape = [self.layer_width, self.layout.num_features, self.layout.max_buckets]
+        gradients = tf.reshape(self.stats_gradients.read_value(), shape + [self.logits_dimension])
+        hessians = tf.reshape(self.stats_hessians.read_value(), shape + [self.hessian_dimension])
+        return gradients, hessians
+
+    def set_values(self, indices, values):
+        """Writes `[k, D]` values at `[k, 2]` (tree, node) indices."""
+        return self.value.scatter_nd_update(
+            indices, tf.reshape(values, [-1] + self._per_logit(self.logits_dimension))
+        )
 
     def done(self):
         return tf.logical_or(
@@ -269,16 +311,14 @@ class _Ensemble:
             `(nodes, path_features, path_deltas)`: the `[batch, trees]` node each
             example ends at, and per depth the `[batch, trees]` feature split on
             (-1 where the example had reached a leaf) and the change of the
-            node value it made.
+            node values it made (`[batch, trees, logits_dimension]`).
         """
         feature = self.feature.read_value()
         threshold = self.threshold.read_value()
-        value = self.value.read_value()
+        value = self.values()
         batch = tf.shape(bucket_ids)[0]
         nodes = tf.zeros([batch, self.hparams.n_trees], tf.int32)
-
-        def at(table, nodes):
-            return tf.transpose(tf.gather(table, tf.transpose(nodes), batch_dims=1))
+        at = _per_example
 
         path_features, path_deltas = [], []
         for _ in range(self.hparams.max_depth):
@@ -302,13 +342,17 @@ class _Ensemble:
         return self.logits_at(nodes)
 
     def logits_at(self, nodes):
-        leaf_values = tf.transpose(
-            tf.gather(self.value.read_value(), tf.transpose(nodes), batch_dims=1)
-        )
-        return tf.reduce_sum(leaf_values, axis=1, keepdims=True)
+        return tf.reduce_sum(_per_example(self.values(), nodes), axis=1)
 
     def bias(self):
-        return self.value.read_value()[0, 0]
+        return self.values()[0, 0, 0]
+
+
+def _per_example(table, nodes):
+    """`table[tree, nodes[example, tree]]` of a `[trees, nodes, ...]` table:
+    `[batch, trees, ...]`."""
+    gathered = tf.gather(table, tf.transpose(nodes), batch_dims=1)
+    return tf.transpose(gathered, [1, 0] + list(range(2, table.shape.rank)))
 
 
 def _l1_shrunk(gradients, l1):
@@ -324,6 +368,44 @@ def _weight_and_gain(gradients, hessians, l1, l2):
     weight = tf.where(positive, -shrunk / safe, tf.zeros_like(shrunk))
     gain = tf.where(positive, tf.square(shrunk) / safe, tf.zeros_like(shrunk))
     return weight, gain
+
+
+def _weights_and_gains(gradients, hessians, l1, l2):
+    """Newton steps `[..., D]` and gains `[...]` of `[..., D]` gradients, `[..., D * D]` hessians.
+
+    One logit: the l1-shrunk step. More: the full-hessian step
+    `-(H + l2 I)^+ g`, gain `g^T (H + l2 I)^+ g`, as the original's kernels
+    solved it (they ignored l1 there). A softmax hessian is singular (adding a
+    constant to every logit changes nothing): the pseudo-inverse takes the step
+    without that constant, which the original's QR solve left arbitrary.
+    """
+    dimension = gradients.shape[-1]
+    if dimension == 1:
+        weight, gain = _weight_and_gain(gradients[..., 0], hessians[..., 0], l1, l2)
+        return weight[..., None], gain
+    matrix = tf.reshape(hessians, tf.concat([tf.shape(hessians)[:-1], [dimension, dimension]], 0))
+    regularized = matrix + l2 * tf.eye(dimension)
+    weight = -tf.linalg.matvec(tf.linalg.pinv(regularized), gradients)
+    return weight, -tf.reduce_sum(gradients * weight, axis=-1)
+
+
+def _hessian_weight(hessians):
+    """How much hessian a node has: itself for one logit, its norm (as the original) for more."""
+    if hessians.shape[-1] == 1:
+        return hessians[..., 0]
+    return tf.norm(hessians, axis=-1)
+
+
+def _full_hessian(gradients, logits):
+    """`[batch, D * D]` second derivatives of the loss, row by row of the gradients."""
+    dimension = logits.shape[-1]
+    if dimension == 1:
+        return tf.gradients(gradients, logits, name="Hessians")[0]
+    rows = [
+        tf.gradients(gradients[:, row], logits, name=f"Hessian_{row}")[0]
+        for row in range(dimension)
+    ]
+    return tf.reshape(tf.stack(rows, axis=1), [-1, dimension * dimension])
 
 
 class _Grower:
@@ -403,16 +485,16 @@ class _Grower:
             + bucket_ids
         )
         size = ensemble.layer_width * num_features * num_buckets
-        shape = [ensemble.layer_width, num_features, num_buckets]
 
-        def summed(values):
-            values = tf.reshape(values, [-1]) * in_layer
-            tiled = tf.tile(values[:, None], [1, num_features])
-            return tf.reshape(tf.math.unsorted_segment_sum(tiled, index, size), shape)
+        def summed(values, variable):
+            values = values * in_layer[:, None]
+            tiled = tf.tile(values[:, None, :], [1, num_features, 1])
+            sums = tf.math.unsorted_segment_sum(tiled, index, size)
+            return variable.assign_add(tf.reshape(sums, variable.shape))
 
         added = tf.group(
-            ensemble.stats_gradients.assign_add(summed(gradients)),
-            ensemble.stats_hessians.assign_add(summed(hessians)),
+            summed(gradients, ensemble.stats_gradients),
+            summed(hessians, ensemble.stats_hessians),
             ensemble.num_batches.assign_add(1),
         )
         with tf.control_dependencies([added]):
@@ -422,8 +504,8 @@ class _Grower:
 
     def _end_of_layer(self):
         ensemble = self.ensemble
-        gradients = ensemble.stats_gradients.read_value() / self.n_batches
-        hessians = ensemble.stats_hessians.read_value() / self.n_batches
+        gradients, hessians = ensemble.statistics()
+        gradients, hessians = gradients / self.n_batches, hessians / self.n_batches
         if self.hparams.center_bias:
             update = tf.cond(
                 ensemble.center_bias_needed.read_value(),
@@ -441,6 +523,7 @@ class _Grower:
 
     def _center_bias(self, gradients, hessians):
         ensemble, hparams = self.ensemble, self.hparams
+        # A single logit only: the estimators refuse center_bias with more.
         weight, _ = _weight_and_gain(
             tf.reduce_sum(gradients[0, 0]), tf.reduce_sum(hessians[0, 0]), hparams.l1, hparams.l2
         )
@@ -455,10 +538,10 @@ class _Grower:
     def _grow_layer(self, gradients, hessians):
         ensemble, hparams, layout = self.ensemble, self.hparams, self.layout
         l1, l2 = hparams.l1, hparams.l2
-        node_g = tf.reduce_sum(gradients[:, 0, :], axis=1)
-        node_h = tf.reduce_sum(hessians[:, 0, :], axis=1)
+        node_g = tf.reduce_sum(gradients[:, 0], axis=1)
+        node_h = tf.reduce_sum(hessians[:, 0], axis=1)
         # Threshold t: buckets <= t go left; an id split t: id t goes left.
-        equality = tf.constant(layout.equality)[None, :, None]
+        equality = tf.constant(layout.equality)[None, :, None, None]
         left_g = tf.where(equality, gradients, tf.cumsum(gradients, axis=2))[:, :, :-1]
         left_h = tf.where(equality, hessians, tf.cumsum(hessians, axis=2))[:, :, :-1]
 
@@ -468,9 +551,10 @@ class _Grower:
             return tf.where(equality, before + after, after)[:, :, :-1]
 
         right_g, right_h = right_of(gradients), right_of(hessians)
-        left_w, left_gain = _weight_and_gain(left_g, left_h, l1, l2)
-        right_w, right_gain = _weight_and_gain(right_g, right_h, l1, l2)
-        _, node_gain = _weight_and_gain(node_g, node_h, l1, l2)
+        left_w, left_gain = _weights_and_gains(left_g, left_h, l1, l2)
+        right_w, right_gain = _weights_and_gains(right_g, right_h, l1, l2)
+        _, node_gain = _weights_and_gains(node_g, node_h, l1, l2)
+        left_h, right_h = _hessian_weight(left_h), _hessian_weight(right_h)
         raw_gain = left_gain + right_gain - node_gain[:, None, None]
         threshold_ok = tf.range(layout.max_buckets - 1)[None, :] < (
             tf.constant(layout.num_buckets)[:, None] - 1
@@ -497,14 +581,15 @@ class _Grower:
         lr = hparams.learning_rate
 
         def chosen(table):
-            return tf.gather(tf.reshape(table, [-1, candidates]), best, batch_dims=1)
+            flat = tf.reshape(table, tf.concat([[-1, candidates], tf.shape(table)[3:]], 0))
+            return tf.gather(flat, best, batch_dims=1)
 
         local = tf.boolean_mask(tf.range(ensemble.layer_width), splits)
         nodes = 2**layer - 1 + local
         at_tree = tf.stack([tf.fill(tf.shape(nodes), tree), nodes], axis=1)
         left = tf.stack([tf.fill(tf.shape(nodes), tree), 2 * nodes + 1], axis=1)
         right = tf.stack([tf.fill(tf.shape(nodes), tree), 2 * nodes + 2], axis=1)
-        parent_value = tf.gather_nd(ensemble.value.read_value(), at_tree)
+        parent_value = tf.gather_nd(ensemble.values(), at_tree)
         chosen_w = [tf.boolean_mask(chosen(w), splits) for w in (left_w, right_w)]
         update = tf.group(
             ensemble.feature.scatter_nd_update(
@@ -514,8 +599,8 @@ class _Grower:
                 at_tree, tf.boolean_mask(best % (layout.max_buckets - 1), splits)
             ),
             ensemble.gain.scatter_nd_update(at_tree, tf.boolean_mask(best_gain, splits)),
-            ensemble.value.scatter_nd_update(left, parent_value + lr * chosen_w[0]),
-            ensemble.value.scatter_nd_update(right, parent_value + lr * chosen_w[1]),
+            ensemble.set_values(left, parent_value + lr * chosen_w[0]),
+            ensemble.set_values(right, parent_value + lr * chosen_w[1]),
             ensemble.num_attempted_layers.assign_add(1),
         )
         any_split = tf.reduce_any(splits)
@@ -592,12 +677,10 @@ class _StopWhenGrownHook(SessionRunHook):
             run_context.request_stop()
 
 
-def _check_head(head):
-    if head.logits_dimension != 1:
-        raise _unsupported(
-            f"A head of logits_dimension {head.logits_dimension} (multi-class or "
-            "multi-dimensional regression)"
-        )
+def _check_center_bias(head, hparams):
+    # The original centered a single logit only; its classifier and regressor refuse more.
+    if hparams.center_bias and head.logits_dimension > 1:
+        raise _unsupported(f"center_bias with a head of logits_dimension {head.logits_dimension}")
 
 
 def _bt_model_fn(
@@ -612,8 +695,7 @@ def _bt_model_fn(
     train_in_memory=False,
 ):
     feature_layers.validate_features(features)
-    _check_head(head)
-    ensemble = _Ensemble(layout, hparams)
+    ensemble = _Ensemble(layout, hparams, head.logits_dimension)
     bucket_ids = _bucketized(features, layout, ensemble.boundaries.read_value())
     nodes, _, _ = ensemble.traverse(bucket_ids)
     logits = ensemble.logits_at(nodes)
@@ -646,7 +728,7 @@ def _bt_model_fn(
 
     def train_op_fn(loss):
         gradients = tf.gradients(loss, logits, name="Gradients")[0]
-        hessians = tf.gradients(gradients, logits, name="Hessians")[0]
+        hessians = _full_hessian(gradients, logits)
         return grower.train_op(features, gradients, hessians, bucket_ids, nodes, global_step)
 
     spec = head.create_estimator_spec(
@@ -687,6 +769,40 @@ def _explanations_model_fn(features, head, layout, hparams):
     return spec._replace(predictions=predictions)
 
 
+def _maxent_loss(labels, logits):
+    """Per-example softmax cross-entropy, its probability kept in `[1e-15, 1 - 1e-15]`.
+
+    The original's multi-class loss: twice differentiable, and clipped
+    probabilities contribute no gradient.
+    """
+    eps = 1e-15
+    num_classes = logits.shape[-1]
+    one_hot = tf.one_hot(tf.reshape(tf.cast(labels, tf.int64), [-1]), num_classes)
+    exps = tf.exp(logits)
+    probabilities = exps / (tf.reduce_sum(exps, axis=1, keepdims=True) + eps)
+    label_probability = tf.reduce_sum(one_hot * probabilities, axis=1)
+    label_probability = tf.where(label_probability >= eps, label_probability, eps)
+    label_probability = tf.where(label_probability <= 1 - eps, label_probability, 1 - eps)
+    return -tf.math.log(label_probability)[:, None]
+
+
+def _classification_head(n_classes, weight_column, label_vocabulary):
+    """The original's heads: sigmoid for 2 classes; softmax, with its own loss, for more."""
+    if n_classes == 2:
+        return BinaryClassHead(
+            weight_column=weight_column,
+            label_vocabulary=label_vocabulary,
+            loss_reduction=head_utils.SUM_OVER_BATCH_SIZE,
+        )
+    return MultiClassHeadV1(
+        n_classes,
+        weight_column=weight_column,
+        label_vocabulary=label_vocabulary,
+        loss_reduction=tf.compat.v1.losses.Reduction.SUM_OVER_NONZERO_WEIGHTS,
+        loss_fn=_maxent_loss,
+    )
+
+
 def _sum_by_name_sorted(names, values):
     sums = collections.OrderedDict()
     for name, value in zip(names, values):
@@ -712,7 +828,7 @@ class _BoostedTreesBase(Estimator):
     ):
         feature_columns = feature_layers.validate_feature_columns(feature_columns)
         _validate_hparams(hparams)
-        _check_head(head)
+        _check_center_bias(head, hparams)
         layout = _Layout(feature_columns, int(1.0 / hparams.quantile_sketch_epsilon))
         self._layout, self._hparams, self._head = layout, hparams, head
         if is_classification is None:
@@ -835,14 +951,16 @@ def _hparams(
 
 
 class BoostedTreesClassifier(_BoostedTreesBase):
-    """A gradient boosted trees binary classifier.
+    """A gradient boosted trees classifier.
 
     Args:
         feature_columns: `bucketized_column`s, `indicator_column`s and numeric
             columns (bucketized by quantiles of the first layer's batches).
         n_batches_per_layer: batches whose statistics each layer is grown from.
         model_dir: where checkpoints and summaries go.
-        n_classes: 2 (more raise, naming the guide: not provided here).
+        n_classes: the number of classes; more than 2 fit one logit per class
+            (leaves of `n_classes` values, full-hessian Newton steps) to the
+            softmax loss averaged over the examples of nonzero weight.
         weight_column: name or `numeric_column` of the example weights.
         label_vocabulary: class names, when labels are strings.
         n_trees, max_depth, learning_rate: the ensemble's size and shrinkage.
@@ -891,13 +1009,7 @@ class BoostedTreesClassifier(_BoostedTreesBase):
             raise ValueError("center_bias not yet support with n_classes > 2.")
         if n_classes < 2:
             raise ValueError(f"n_classes must be > 1: {n_classes}")
-        if n_classes > 2:
-            raise _unsupported(f"n_classes={n_classes} (multi-class boosted trees)")
-        head = BinaryClassHead(
-            weight_column=weight_column,
-            label_vocabulary=label_vocabulary,
-            loss_reduction=head_utils.SUM_OVER_BATCH_SIZE,
-        )
+        head = _classification_head(n_classes, weight_column, label_vocabulary)
         hparams = _hparams(
             n_trees,
             max_depth,
@@ -924,7 +1036,7 @@ class BoostedTreesClassifier(_BoostedTreesBase):
 
 class BoostedTreesRegressor(_BoostedTreesBase):
     """A gradient boosted trees regressor; arguments as `BoostedTreesClassifier`,
-    with `label_dimension` (1: more raise, naming the guide) for `n_classes`."""
+    with `label_dimension` (leaves of that many values) for `n_classes`."""
 
     def __init__(
         self,
@@ -978,7 +1090,8 @@ class BoostedTreesRegressor(_BoostedTreesBase):
 
 
 class BoostedTreesEstimator(_BoostedTreesBase):
-    """Gradient boosted trees with any single-logit `head` (its loss is what the trees fit)."""
+    """Gradient boosted trees with any `head`: its loss is what the trees fit, with
+    full-hessian steps for more than one logit (where `center_bias` is refused)."""
 
     def __init__(
         self,
