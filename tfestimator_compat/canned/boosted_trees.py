@@ -36,14 +36,13 @@ from tensorflow.python.feature_column import feature_column_v2 as fc_v2
 
 from tfestimator_compat import checkpoints
 from tfestimator_compat.canned import feature_layers
+from tfestimator_compat.engine.stop_signal import stop_training_when
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.head import BinaryClassHead
 from tfestimator_compat.head import MultiClassHead
 from tfestimator_compat.head import RegressionHead
 from tfestimator_compat.head import head_utils
 from tfestimator_compat.head.v1_heads import MultiClassHeadV1
-from tfestimator_compat.hooks import SessionRunArgs
-from tfestimator_compat.hooks import SessionRunHook
 from tfestimator_compat.mode_keys import ModeKeys
 
 GUIDE = "migration_guide/replacements.md#boosted-trees"
@@ -663,20 +662,6 @@ class _Grower:
         )
 
 
-class _StopWhenGrownHook(SessionRunHook):
-    """Stops training once all trees are grown or a new tree cannot split."""
-
-    def __init__(self, done):
-        self._done = done
-
-    def before_run(self, run_context):
-        return SessionRunArgs(self._done)
-
-    def after_run(self, run_context, run_values):
-        if run_values.results:
-            run_context.request_stop()
-
-
 def _check_center_bias(head, hparams):
     # The original centered a single logit only; its classifier and regressor refuse more.
     if hparams.center_bias and head.logits_dimension > 1:
@@ -734,9 +719,11 @@ def _bt_model_fn(
     spec = head.create_estimator_spec(
         features, mode, logits, labels=labels, train_op_fn=train_op_fn
     )
-    return spec._replace(
-        training_hooks=list(spec.training_hooks) + [_StopWhenGrownHook(ensemble.done())]
-    )
+    # Training ends after the step that grew the last tree (or found no split),
+    # as the original's stop hook, which looked again after each step.
+    with tf.control_dependencies([spec.train_op]):
+        stop_training_when(ensemble.done())
+    return spec
 
 
 def _explanations_model_fn(features, head, layout, hparams):

@@ -18,6 +18,7 @@ import h5py
 import keras
 import tensorflow as tf
 
+from tfestimator_compat.engine import stop_signal
 from tfestimator_compat.engine.model_fn_graph import cache_key
 
 
@@ -281,7 +282,9 @@ class ModelFnModel(keras.Model):
 
         Each step's batch is read while the step before it runs (nothing
         orders the two), and only when that next step is due, so a call takes
-        exactly the batches of the steps it runs.
+        exactly the batches of the steps it runs; but a step whose model_fn
+        stop signal comes out true ends the call and training, dropping the
+        batch read for the step that would have followed.
         """
 
         def one_step(data):
@@ -292,6 +295,11 @@ class ModelFnModel(keras.Model):
 
         def specs(structure):
             return tf.nest.map_structure(tf.type_spec_from_value, structure)
+
+        def running(steps_left, outputs):
+            if stop_signal.FETCH_KEY not in outputs:
+                return steps_left
+            return tf.logical_and(steps_left, tf.logical_not(outputs[stop_signal.FETCH_KEY]))
 
         @tf.autograph.experimental.do_not_convert
         def multi_step(iterator, n, every):
@@ -311,7 +319,7 @@ class ModelFnModel(keras.Model):
                 # the same variables, and a step must see the previous one's
                 # updates, as consecutive Session runs did.
                 return tf.while_loop(
-                    lambda i, outputs, data: source.more(i < stop, data),
+                    lambda i, outputs, data: source.more(running(i < stop, outputs), data),
                     next_step,
                     (start, outputs, data),
                     shape_invariants=(tf.TensorShape([]), relaxed(outputs), specs(data)),
@@ -362,10 +370,10 @@ class ModelFnModel(keras.Model):
                 def unchanged():
                     return i, outputs, data, arrays
 
-                return tf.cond(source.more(i < n, data), event, unchanged)
+                return tf.cond(source.more(running(i < n, outputs), data), event, unchanged)
 
             ran, last, _, arrays = tf.while_loop(
-                lambda i, outputs, data, arrays: source.more(i < n, data),
+                lambda i, outputs, data, arrays: source.more(running(i < n, outputs), data),
                 segment,
                 (tf.constant(1), outputs, data, arrays),
                 shape_invariants=(
