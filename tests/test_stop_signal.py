@@ -65,8 +65,7 @@ def test_the_signal_stops_where_a_hook_would_in_one_call(tmp_path):
     assert sorted(p.name for p in (tmp_path / "signal").iterdir() if "ckpt" in p.name) == sorted(
         p.name for p in (tmp_path / "hook").iterdir() if "ckpt" in p.name
     )
-    # The hook made every step a call of its own; the signal lets one call run them all.
-    assert step_function_calls(hooked) == _STOP_AT
+    # A hook makes every step a call of its own; the signal lets one call run them all.
     assert step_function_calls(signalled) == 1
 
 
