@@ -417,10 +417,141 @@ def test_the_contrib_in_memory_trainers_train_and_return_the_estimator(tmp_path)
     assert callable(contrib.namespace("estimator").boosted_trees_classifier_train_in_memory)
 
 
+def _blobs(n, seed):
+    """Iris-like: three classes of 4-d Gaussian blobs that overlap a little."""
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 3, n)
+    centers = np.array([[0.0, 0.0, 0.0, 0.0], [2.0, 1.0, 0.0, -1.0], [0.0, 2.5, 2.0, 1.0]])
+    values = centers[labels] + rng.normal(0, 0.7, (n, 4))
+    return {"x": values.astype(np.float32)}, labels.astype(np.int64)
+
+
+@pytest.fixture(scope="module")
+def multi_class(tmp_path_factory):
+    """A 3-class classifier trained on the blobs, its eval data and metrics."""
+    model_dir = str(tmp_path_factory.mktemp("multi_class"))
+    train_x, train_y = _blobs(300, seed=0)
+    eval_x, eval_y = _blobs(300, seed=1)
+    classifier = tf.estimator.BoostedTreesClassifier(
+        [fc.numeric_column("x", shape=(4,))],
+        n_batches_per_layer=1,
+        model_dir=model_dir,
+        n_classes=3,
+        label_vocabulary=["setosa", "versicolor", "virginica"],
+        n_trees=10,
+        max_depth=3,
+        l2_regularization=0.01,
+    )
+    names = np.array(["setosa", "versicolor", "virginica"])
+    classifier.train(_input_fn(train_x, names[train_y]), max_steps=30)
+    metrics = classifier.evaluate(_input_fn(eval_x, names[eval_y], epochs=1))
+    return classifier, eval_x, eval_y, metrics
+
+
+def test_multi_class_classifier_learns_three_blobs(multi_class):
+    classifier, eval_x, eval_y, metrics = multi_class
+    # The multi-class head's metrics; chance is 1/3, the true model's accuracy about 0.95.
+    assert set(metrics) == {"accuracy", "average_loss", "loss", "global_step"}
+    assert metrics["global_step"] == 30
+    assert metrics["accuracy"] > 0.85
+    assert metrics["average_loss"] < 0.5
+    predictions = list(classifier.predict(_input_fn(eval_x, epochs=1)))
+    assert set(predictions[0]) == {
+        "logits",
+        "probabilities",
+        "class_ids",
+        "classes",
+        "all_class_ids",
+        "all_classes",
+    }
+    probabilities = np.array([p["probabilities"] for p in predictions])
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, rtol=1e-5)
+    class_ids = np.array([p["class_ids"][0] for p in predictions])
+    assert np.mean(class_ids == eval_y) == pytest.approx(metrics["accuracy"], abs=1e-6)
+    assert predictions[0]["classes"][0] == [b"setosa", b"versicolor", b"virginica"][class_ids[0]]
+    ensemble = _ensemble(classifier.model_dir)
+    assert ensemble["tree_value"].shape == (10, 15, 3)
+    importances = classifier.experimental_feature_importances(normalize=True)
+    assert list(importances) == ["x"] and importances["x"] == pytest.approx(1.0)
+    # As in the original: explanations need center_bias, which more than 2 classes refuse.
+    with pytest.raises(ValueError, match="center_bias must be enabled"):
+        next(classifier.experimental_predict_with_explanations(_input_fn(eval_x, epochs=1)))
+
+
+def test_multi_class_export_signatures(multi_class, tmp_path):
+    classifier, eval_x, _, _ = multi_class
+    spec = fc.make_parse_example_spec([fc.numeric_column("x", shape=(4,))])
+    receiver = tf.estimator.export.build_parsing_serving_input_receiver_fn(spec)
+    export_dir = classifier.export_saved_model(str(tmp_path), receiver)
+    signatures = tf.saved_model.load(export_dir).signatures
+    assert {"serving_default", "classification", "predict"} <= set(signatures)
+    assert "regression" not in signatures
+    example = tf.train.Example(
+        features=tf.train.Features(
+            feature={"x": tf.train.Feature(float_list=tf.train.FloatList(value=eval_x["x"][0]))}
+        )
+    ).SerializeToString()
+    served = signatures["classification"](inputs=tf.constant([example]))
+    expected = next(classifier.predict(_input_fn({"x": eval_x["x"][:1]}, epochs=1)))
+    np.testing.assert_allclose(served["scores"][0], expected["probabilities"], atol=1e-6)
+    assert served["classes"][0].numpy().tolist() == [b"setosa", b"versicolor", b"virginica"]
+
+
+def test_multi_class_leaves_are_full_hessian_newton_steps(tmp_path):
+    # Class 0 below 0.5, class 2 above; one split from all-zero logits, learning rate 1.
+    # Per example the gradient is (p - y) / 40 and the hessian (diag(p) - p p^T) / 40,
+    # p = 1/3 each: the left leaf's step -H^+ g is (2, -1, -1), the right's (-1, -1, 2);
+    # their gains g^T H^+ g are 1 each and the root's 1/2, so the split gains 1.5.
+    x, _ = _step_data()
+    y = np.where(x < 0.5, 0, 2).astype(np.int64)
+    classifier = tf.estimator.BoostedTreesClassifier(
+        [fc.numeric_column("x")],
+        1,
+        model_dir=str(tmp_path),
+        n_classes=3,
+        n_trees=1,
+        max_depth=1,
+        learning_rate=1.0,
+    )
+    classifier.train(_input_fn({"x": x}, y), max_steps=10)
+    ensemble = _ensemble(str(tmp_path))
+    np.testing.assert_allclose(
+        ensemble["tree_value"][0], [[0, 0, 0], [2, -1, -1], [-1, -1, 2]], atol=1e-5
+    )
+    assert ensemble["tree_gain"][0, 0] == pytest.approx(1.5, rel=1e-5)
+    metrics = classifier.evaluate(_input_fn({"x": x}, y, epochs=1))
+    assert metrics["accuracy"] == 1.0
+    # The loss is the mean over the examples: -log(e^2 / (e^2 + 2 e^-1)).
+    assert metrics["loss"] == pytest.approx(-np.log(np.e**2 / (np.e**2 + 2 / np.e)), rel=1e-5)
+
+
+def test_multi_dimensional_regressor_fits_a_step_function_with_one_split(tmp_path):
+    # Mean squared error over 40 examples x 2 dimensions: the hessian is I / 40, so the
+    # leaves are the halves' means and the gain is sum_side n |mean|^2 / 40 minus the
+    # root's: (20 * 5 + 20 * 9 - 40 * 2) / 40 = 5.
+    x, _ = _step_data()
+    y = np.where((x < 0.5)[:, None], [-1.0, 2.0], [3.0, 0.0]).astype(np.float32)
+    regressor = tf.estimator.BoostedTreesRegressor(
+        [fc.numeric_column("x")],
+        1,
+        model_dir=str(tmp_path),
+        label_dimension=2,
+        n_trees=1,
+        max_depth=1,
+        learning_rate=1.0,
+    )
+    regressor.train(_input_fn({"x": x}, y), max_steps=10)
+    predictions = [p["predictions"] for p in regressor.predict(_input_fn({"x": x}, epochs=1))]
+    np.testing.assert_allclose(predictions, y, atol=1e-5)
+    ensemble = _ensemble(str(tmp_path))
+    np.testing.assert_allclose(ensemble["tree_value"][0], [[0, 0], [-1, 2], [3, 0]], atol=1e-5)
+    assert ensemble["tree_gain"][0, 0] == pytest.approx(5.0, rel=1e-5)
+    assert regressor.get_variable_value("global_step") == 1
+
+
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        (dict(n_classes=3), ValueError, "n_classes=3.*" + _GUIDE),
         (dict(n_classes=3, center_bias=True), ValueError, "center_bias not yet support"),
         (dict(n_classes=1), ValueError, "n_classes"),
         (dict(n_trees=0), ValueError, "Expected n_trees > 0"),
@@ -446,8 +577,12 @@ def test_regressor_and_columns_refusals():
         tf.estimator.BoostedTreesRegressor(
             [fc.numeric_column("x")], 1, label_dimension=2, center_bias=True
         )
-    with pytest.raises(ValueError, match=_GUIDE):
-        tf.estimator.BoostedTreesRegressor([fc.numeric_column("x")], 1, label_dimension=2)
+    with pytest.raises(
+        ValueError, match="center_bias with a head of logits_dimension 3.*" + _GUIDE
+    ):
+        tf.estimator.BoostedTreesEstimator(
+            [fc.numeric_column("x")], 1, tf.estimator.MultiClassHead(3), center_bias=True
+        )
     letters = fc.categorical_column_with_vocabulary_list("k", ["a", "b"])
     with pytest.raises(ValueError, match="unexpected feature column"):
         tf.estimator.BoostedTreesRegressor([fc.embedding_column(letters, 2)], 1)

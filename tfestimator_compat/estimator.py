@@ -23,6 +23,7 @@ from tfestimator_compat import scaffold
 from tfestimator_compat import session_config
 from tfestimator_compat import warm_starting
 from tfestimator_compat.engine import coordinated_training
+from tfestimator_compat.engine import stop_signal
 from tfestimator_compat.engine import summaries
 from tfestimator_compat.engine import variable_store
 from tfestimator_compat.engine.eager import in_eager_mode
@@ -253,9 +254,12 @@ class Estimator:
         if config.is_chief:
             all_hooks += list(spec.training_chief_hooks)
         runner = HookRunner(session_hooks(all_hooks), graph)
+        fetches = {"loss": spec.loss, "train_op": spec.train_op}
+        if stop_signal.stop_signal(graph.graph) is not None:
+            fetches[stop_signal.FETCH_KEY] = stop_signal.stop_signal(graph.graph)
         loop = loop_class(
             runner,
-            {"loss": spec.loss, "train_op": spec.train_op},
+            fetches,
             self._store.get("global_step"),
             graph.global_step_read,
             last_step,

@@ -24,6 +24,11 @@ and node, in heap order: the split's feature, its bucket threshold, its gain
 and the node's value), so it checkpoints by name and training resumes. A
 model_dir of tensorflow-estimator 2.8 (a serialized `TreeEnsemble` resource)
 cannot be read: see migration_guide/replacements.md#boosted-trees.
+
+This module holds the estimators and the in-memory trainers; the features
+are in `boosted_trees_features`, the ensemble's variables in
+`boosted_trees_ensemble`, the training op in `boosted_trees_growing` and the
+model_fns in `boosted_trees_model_fn`.
 """
 
 from __future__ import annotations
@@ -32,659 +37,56 @@ import collections
 
 import numpy as np
 import tensorflow as tf
-from tensorflow.python.feature_column import feature_column_v2 as fc_v2
 
 from tfestimator_compat import checkpoints
 from tfestimator_compat.canned import feature_layers
+from tfestimator_compat.canned.boosted_trees_ensemble import SCOPE
+from tfestimator_compat.canned.boosted_trees_ensemble import TreeHParams
+from tfestimator_compat.canned.boosted_trees_ensemble import validate_hparams
+from tfestimator_compat.canned.boosted_trees_features import Layout
+from tfestimator_compat.canned.boosted_trees_model_fn import bt_model_fn
+from tfestimator_compat.canned.boosted_trees_model_fn import check_center_bias
+from tfestimator_compat.canned.boosted_trees_model_fn import explanations_model_fn
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.head import BinaryClassHead
 from tfestimator_compat.head import MultiClassHead
 from tfestimator_compat.head import RegressionHead
 from tfestimator_compat.head import head_utils
-from tfestimator_compat.hooks import SessionRunArgs
-from tfestimator_compat.hooks import SessionRunHook
-from tfestimator_compat.mode_keys import ModeKeys
-
-GUIDE = "migration_guide/replacements.md#boosted-trees"
-_SCOPE = "boosted_trees"
-# The original's bias centering stopped once a Newton step moved the bias less than this.
-_CENTERING_EPSILON = 0.01
-# Values per numeric feature the quantile pass keeps (the first ones seen).
-_QUANTILE_SAMPLE_SIZE = 1 << 14
-_PRUNING_MODES = ("none", "pre", "post")
-
-_TreeHParams = collections.namedtuple(
-    "TreeHParams",
-    [
-        "n_trees",
-        "max_depth",
-        "learning_rate",
-        "l1",
-        "l2",
-        "tree_complexity",
-        "min_node_weight",
-        "center_bias",
-        "pruning_mode",
-        "quantile_sketch_epsilon",
-    ],
-)
+from tfestimator_compat.head.v1_heads import MultiClassHeadV1
 
 
-def _validate_hparams(hparams):
-    for name in ("n_trees", "max_depth", "learning_rate", "quantile_sketch_epsilon"):
-        if getattr(hparams, name) <= 0:
-            raise ValueError(f"Expected {name} > 0, received: {getattr(hparams, name)}")
-    for name in ("l1", "l2", "tree_complexity", "min_node_weight"):
-        if getattr(hparams, name) < 0:
-            raise ValueError(f"Expected {name} >= 0, received: {getattr(hparams, name)}")
-    if hparams.pruning_mode not in _PRUNING_MODES:
-        raise ValueError(
-            f"pruning_mode must be one of {_PRUNING_MODES}, got: {hparams.pruning_mode!r}"
-        )
-    if hparams.pruning_mode != "none" and hparams.tree_complexity <= 0:
-        raise ValueError("For pruning, tree_complexity must be positive.")
+def _maxent_loss(labels, logits):
+    """Per-example softmax cross-entropy, its probability kept in `[1e-15, 1 - 1e-15]`.
 
-
-def _unsupported(what):
-    return ValueError(f"{what} is not supported by BoostedTrees here; see {GUIDE}.")
-
-
-class _Layout:
-    """The model's features: each column's values as bucket ids, one id per feature.
-
-    Columns are taken in the order of their names, as the original did; an
-    `indicator_column` gives one two-bucket feature per vocabulary entry, a
-    `bucketized_column` one feature per source dimension, a numeric column one
-    quantile-bucketized feature per dimension.
+    The original's multi-class loss: twice differentiable, and clipped
+    probabilities contribute no gradient.
     """
-
-    def __init__(self, feature_columns, num_quantiles):
-        self.columns = sorted(feature_columns, key=lambda column: column.name)
-        self.num_quantiles = num_quantiles
-        self.names = []  # column name per feature id
-        self.num_buckets = []  # per feature id
-        self.equality = []  # per feature id: an id split (== goes left), not a threshold
-        self.float_columns = []  # (column, dimension), numeric ones
-        for column in self.columns:
-            if isinstance(column, fc_v2.BucketizedColumn):
-                width = _rank1_width(column.source_column)
-                self._add(column.name, width, len(column.boundaries) + 1)
-            elif isinstance(column, fc_v2.IndicatorColumn):
-                categorical = column.categorical_column
-                self._add(categorical.name, categorical.num_buckets, 2)
-            elif isinstance(column, fc_v2.NumericColumn):
-                width = _rank1_width(column)
-                self.float_columns.append((column, width))
-                self._add(column.name, width, num_quantiles)
-            elif isinstance(column, fc_v2.CategoricalColumn) and not isinstance(
-                column, (fc_v2.WeightedCategoricalColumn, fc_v2.CrossedColumn)
-            ):
-                # One more bucket than ids, so every id is a candidate split.
-                self._add(column.name, 1, column.num_buckets + 1, equality=True)
-            else:
-                raise ValueError(f"Got unexpected feature column type: {column}")
-        self.num_features = len(self.names)
-        self.max_buckets = max(self.num_buckets)
-        self.num_float_features = sum(width for _, width in self.float_columns)
-
-    def _add(self, name, width, num_buckets, equality=False):
-        self.names.extend([name] * width)
-        self.num_buckets.extend([num_buckets] * width)
-        self.equality.extend([equality] * width)
+    eps = 1e-15
+    num_classes = logits.shape[-1]
+    one_hot = tf.one_hot(tf.reshape(tf.cast(labels, tf.int64), [-1]), num_classes)
+    exps = tf.exp(logits)
+    probabilities = exps / (tf.reduce_sum(exps, axis=1, keepdims=True) + eps)
+    label_probability = tf.reduce_sum(one_hot * probabilities, axis=1)
+    label_probability = tf.where(label_probability >= eps, label_probability, eps)
+    label_probability = tf.where(label_probability <= 1 - eps, label_probability, 1 - eps)
+    return -tf.math.log(label_probability)[:, None]
 
 
-def _rank1_width(column):
-    shape = column.shape
-    if len(shape) > 1:
-        raise ValueError(
-            "For now, we only support Dense column with rank of 1, but column "
-            f"`{column.name}` got: {shape}"
+def _classification_head(n_classes, weight_column, label_vocabulary):
+    """The original's heads: sigmoid for 2 classes; softmax, with its own loss, for more."""
+    if n_classes == 2:
+        return BinaryClassHead(
+            weight_column=weight_column,
+            label_vocabulary=label_vocabulary,
+            loss_reduction=head_utils.SUM_OVER_BATCH_SIZE,
         )
-    return int(shape[0]) if len(shape) else 1
-
-
-def _float_values(cache, layout):
-    """`[num_float_features, batch]` float32 values of the numeric columns."""
-    parts = []
-    for column, width in layout.float_columns:
-        value = tf.cast(cache.get(column, None), tf.float32)
-        parts.append(tf.reshape(value, [-1, width]))
-    return tf.transpose(tf.concat(parts, axis=1))
-
-
-def _bucketized(features, layout, boundaries):
-    """`[batch, num_features]` int32 bucket ids, the float features bucketized by `boundaries`."""
-    cache = fc_v2.FeatureTransformationCache(features)
-    float_buckets = None
-    if layout.float_columns:
-        values = _float_values(cache, layout)
-        float_buckets = tf.transpose(
-            tf.searchsorted(boundaries, values, side="right", out_type=tf.int32)
-        )
-    parts, float_offset = [], 0
-    for column in layout.columns:
-        if isinstance(column, fc_v2.NumericColumn):
-            width = _rank1_width(column)
-            parts.append(float_buckets[:, float_offset : float_offset + width])
-            float_offset += width
-        elif isinstance(column, fc_v2.BucketizedColumn):
-            value = cache.get(column, None)
-            parts.append(
-                tf.reshape(tf.cast(value, tf.int32), [-1, _rank1_width(column.source_column)])
-            )
-        elif isinstance(column, fc_v2.IndicatorColumn):
-            value = cache.get(column, None)
-            width = column.categorical_column.num_buckets
-            parts.append(tf.cast(tf.reshape(value, [-1, width]) > 0, tf.int32))
-        else:
-            # One id per example, as the original's equality splits took (missing: 0).
-            ids = column.get_sparse_tensors(cache, None).id_tensor
-            dense = tf.sparse.to_dense(ids, default_value=0)
-            parts.append(tf.cast(dense[:, :1], tf.int32))
-    return tf.concat(parts, axis=1)
-
-
-class _Ensemble:
-    """The ensemble's and the grower's variables, created in the model_fn's graph."""
-
-    def __init__(self, layout, hparams):
-        self.layout = layout
-        self.hparams = hparams
-        self.num_nodes = 2 ** (hparams.max_depth + 1) - 1
-        self.layer_width = 2 ** (hparams.max_depth - 1)
-        self.equality = tf.constant(layout.equality, tf.bool)
-        trees, nodes = hparams.n_trees, self.num_nodes
-
-        def variable(name, shape, dtype, value):
-            return tf.compat.v1.get_variable(
-                name,
-                shape=shape,
-                dtype=dtype,
-                initializer=tf.compat.v1.constant_initializer(value),
-                trainable=False,
-                use_resource=True,
-            )
-
-        with tf.compat.v1.variable_scope(_SCOPE, reuse=tf.compat.v1.AUTO_REUSE):
-            self.feature = variable("tree_feature", [trees, nodes], tf.int32, -1)
-            self.threshold = variable("tree_threshold", [trees, nodes], tf.int32, 0)
-            self.value = variable("tree_value", [trees, nodes], tf.float32, 0.0)
-            self.gain = variable("tree_gain", [trees, nodes], tf.float32, 0.0)
-            self.boundaries = variable(
-                "bucket_boundaries",
-                [max(layout.num_float_features, 1), layout.num_quantiles - 1],
-                tf.float32,
-                0.0,
-            )
-
-    def create_training_state(self):
-        """The grower's state: where it is, and the statistics of the layer being grown."""
-        layout, hparams = self.layout, self.hparams
-
-        def variable(name, shape, dtype, value):
-            return tf.compat.v1.get_variable(
-                name,
-                shape=shape,
-                dtype=dtype,
-                initializer=tf.compat.v1.constant_initializer(value),
-                trainable=False,
-                use_resource=True,
-            )
-
-        with tf.compat.v1.variable_scope(_SCOPE, reuse=tf.compat.v1.AUTO_REUSE):
-            self.tree_index = variable("tree_index", [], tf.int32, 0)
-            self.layer = variable("layer", [], tf.int32, 0)
-            self.num_finalized_trees = variable("num_finalized_trees", [], tf.int32, 0)
-            self.num_attempted_layers = variable("num_attempted_layers", [], tf.int32, 0)
-            self.no_gain = variable("stopped_without_gain", [], tf.bool, False)
-            self.center_bias_needed = variable(
-                "center_bias_needed", [], tf.bool, bool(hparams.center_bias)
-            )
-            self.are_boundaries_ready = variable(
-                "are_boundaries_ready", [], tf.bool, not layout.float_columns
-            )
-            self.num_batches = variable("accumulated_batches", [], tf.int32, 0)
-            stats_shape = [self.layer_width, layout.num_features, layout.max_buckets]
-            self.stats_gradients = variable("stats_gradients", stats_shape, tf.float32, 0.0)
-            self.stats_hessians = variable("stats_hessians", stats_shape, tf.float32, 0.0)
-            if layout.float_columns:
-                self.quantile_sample = variable(
-                    "quantile_sample",
-                    [_QUANTILE_SAMPLE_SIZE, layout.num_float_features],
-                    tf.float32,
-                    0.0,
-                )
-                self.quantile_sample_size = variable("quantile_sample_size", [], tf.int32, 0)
-
-    def done(self):
-        return tf.logical_or(
-            self.num_finalized_trees.read_value() >= self.hparams.n_trees,
-            self.no_gain.read_value(),
-        )
-
-    def traverse(self, bucket_ids):
-        """Each example's path through each tree.
-
-        Returns:
-            `(nodes, path_features, path_deltas)`: the `[batch, trees]` node each
-            example ends at, and per depth the `[batch, trees]` feature split on
-            (-1 where the example had reached a leaf) and the change of the
-            node value it made.
-        """
-        feature = self.feature.read_value()
-        threshold = self.threshold.read_value()
-        value = self.value.read_value()
-        batch = tf.shape(bucket_ids)[0]
-        nodes = tf.zeros([batch, self.hparams.n_trees], tf.int32)
-
-        def at(table, nodes):
-            return tf.transpose(tf.gather(table, tf.transpose(nodes), batch_dims=1))
-
-        path_features, path_deltas = [], []
-        for _ in range(self.hparams.max_depth):
-            split_feature = at(feature, nodes)
-            is_split = split_feature >= 0
-            bucket = tf.gather(bucket_ids, tf.maximum(split_feature, 0), batch_dims=1)
-            split_threshold = at(threshold, nodes)
-            equality = tf.gather(self.equality, tf.maximum(split_feature, 0))
-            right = tf.cast(
-                tf.where(equality, tf.not_equal(bucket, split_threshold), bucket > split_threshold),
-                tf.int32,
-            )
-            children = tf.where(is_split, 2 * nodes + 1 + right, nodes)
-            path_features.append(split_feature)
-            path_deltas.append(at(value, children) - at(value, nodes))
-            nodes = children
-        return nodes, path_features, path_deltas
-
-    def logits(self, bucket_ids):
-        nodes, _, _ = self.traverse(bucket_ids)
-        return self.logits_at(nodes)
-
-    def logits_at(self, nodes):
-        leaf_values = tf.transpose(
-            tf.gather(self.value.read_value(), tf.transpose(nodes), batch_dims=1)
-        )
-        return tf.reduce_sum(leaf_values, axis=1, keepdims=True)
-
-    def bias(self):
-        return self.value.read_value()[0, 0]
-
-
-def _l1_shrunk(gradients, l1):
-    return tf.sign(gradients) * tf.maximum(tf.abs(gradients) - l1, 0.0)
-
-
-def _weight_and_gain(gradients, hessians, l1, l2):
-    """The Newton step of a node and the loss decrease it brings."""
-    shrunk = _l1_shrunk(gradients, l1)
-    denominator = hessians + l2
-    positive = denominator > 0
-    safe = tf.where(positive, denominator, tf.ones_like(denominator))
-    weight = tf.where(positive, -shrunk / safe, tf.zeros_like(shrunk))
-    gain = tf.where(positive, tf.square(shrunk) / safe, tf.zeros_like(shrunk))
-    return weight, gain
-
-
-class _Grower:
-    """The training op: quantiles, then statistics and a layer per `n_batches_per_layer` steps."""
-
-    def __init__(self, ensemble, n_batches_per_layer):
-        self.ensemble = ensemble
-        self.hparams = ensemble.hparams
-        self.layout = ensemble.layout
-        self.n_batches = n_batches_per_layer
-
-    def train_op(self, features, gradients, hessians, bucket_ids, nodes, global_step):
-        ensemble = self.ensemble
-
-        def grow():
-            update = self._accumulate_and_grow(gradients, hessians, bucket_ids, nodes)
-            with tf.control_dependencies([update]):
-                return tf.group(global_step.assign_add(1))
-
-        def quantiles():
-            return self._accumulate_quantiles(features)
-
-        def step():
-            if not self.layout.float_columns:
-                return grow()
-            return tf.cond(ensemble.are_boundaries_ready.read_value(), grow, quantiles)
-
-        return tf.cond(ensemble.done(), tf.no_op, step)
-
-    def _accumulate_quantiles(self, features):
-        ensemble = self.ensemble
-        values = tf.transpose(
-            _float_values(fc_v2.FeatureTransformationCache(features), self.layout)
-        )
-        size = ensemble.quantile_sample_size.read_value()
-        positions = size + tf.range(tf.shape(values)[0])
-        keep = positions < _QUANTILE_SAMPLE_SIZE
-        store = tf.compat.v1.scatter_update(
-            ensemble.quantile_sample,
-            tf.boolean_mask(positions, keep),
-            tf.boolean_mask(values, keep),
-        )
-        with tf.control_dependencies([store]):
-            new_size = tf.minimum(size + tf.shape(values)[0], _QUANTILE_SAMPLE_SIZE)
-            stored = ensemble.quantile_sample_size.assign(new_size)
-            counted = ensemble.num_batches.assign_add(1)
-        with tf.control_dependencies([stored, counted]):
-            return tf.cond(
-                ensemble.num_batches.read_value() >= self.n_batches, self._set_boundaries, tf.no_op
-            )
-
-    def _set_boundaries(self):
-        ensemble = self.ensemble
-        size = ensemble.quantile_sample_size.read_value()
-        sample = tf.sort(ensemble.quantile_sample.read_value()[:size], axis=0)
-        levels = tf.range(1, self.layout.num_quantiles)
-        positions = tf.minimum(levels * size // self.layout.num_quantiles, size - 1)
-        boundaries = tf.transpose(tf.gather(sample, positions))
-        return tf.group(
-            ensemble.boundaries.assign(boundaries),
-            ensemble.are_boundaries_ready.assign(True),
-            ensemble.num_batches.assign(0),
-        )
-
-    def _accumulate_and_grow(self, gradients, hessians, bucket_ids, nodes):
-        ensemble, layout = self.ensemble, self.layout
-        tree = tf.minimum(ensemble.tree_index.read_value(), self.hparams.n_trees - 1)
-        layer = ensemble.layer.read_value()
-        layer_start = 2**layer - 1
-        node = tf.gather(nodes, tree, axis=1) - layer_start
-        in_layer = tf.cast(node >= 0, tf.float32)
-        node = tf.maximum(node, 0)
-        num_features, num_buckets = layout.num_features, layout.max_buckets
-        index = (
-            node[:, None] * (num_features * num_buckets)
-            + tf.range(num_features)[None, :] * num_buckets
-            + bucket_ids
-        )
-        size = ensemble.layer_width * num_features * num_buckets
-        shape = [ensemble.layer_width, num_features, num_buckets]
-
-        def summed(values):
-            values = tf.reshape(values, [-1]) * in_layer
-            tiled = tf.tile(values[:, None], [1, num_features])
-            return tf.reshape(tf.math.unsorted_segment_sum(tiled, index, size), shape)
-
-        added = tf.group(
-            ensemble.stats_gradients.assign_add(summed(gradients)),
-            ensemble.stats_hessians.assign_add(summed(hessians)),
-            ensemble.num_batches.assign_add(1),
-        )
-        with tf.control_dependencies([added]):
-            return tf.cond(
-                ensemble.num_batches.read_value() >= self.n_batches, self._end_of_layer, tf.no_op
-            )
-
-    def _end_of_layer(self):
-        ensemble = self.ensemble
-        gradients = ensemble.stats_gradients.read_value() / self.n_batches
-        hessians = ensemble.stats_hessians.read_value() / self.n_batches
-        if self.hparams.center_bias:
-            update = tf.cond(
-                ensemble.center_bias_needed.read_value(),
-                lambda: self._center_bias(gradients, hessians),
-                lambda: self._grow_layer(gradients, hessians),
-            )
-        else:
-            update = self._grow_layer(gradients, hessians)
-        with tf.control_dependencies([update]):
-            return tf.group(
-                ensemble.stats_gradients.assign(tf.zeros_like(ensemble.stats_gradients)),
-                ensemble.stats_hessians.assign(tf.zeros_like(ensemble.stats_hessians)),
-                ensemble.num_batches.assign(0),
-            )
-
-    def _center_bias(self, gradients, hessians):
-        ensemble, hparams = self.ensemble, self.hparams
-        weight, _ = _weight_and_gain(
-            tf.reduce_sum(gradients[0, 0]), tf.reduce_sum(hessians[0, 0]), hparams.l1, hparams.l2
-        )
-        moved = ensemble.value.scatter_nd_add([[0, 0]], [weight])
-        with tf.control_dependencies([moved]):
-            return tf.cond(
-                tf.abs(weight) < _CENTERING_EPSILON,
-                lambda: tf.group(ensemble.center_bias_needed.assign(False)),
-                tf.no_op,
-            )
-
-    def _grow_layer(self, gradients, hessians):
-        ensemble, hparams, layout = self.ensemble, self.hparams, self.layout
-        l1, l2 = hparams.l1, hparams.l2
-        node_g = tf.reduce_sum(gradients[:, 0, :], axis=1)
-        node_h = tf.reduce_sum(hessians[:, 0, :], axis=1)
-        # Threshold t: buckets <= t go left; an id split t: id t goes left.
-        equality = tf.constant(layout.equality)[None, :, None]
-        left_g = tf.where(equality, gradients, tf.cumsum(gradients, axis=2))[:, :, :-1]
-        left_h = tf.where(equality, hessians, tf.cumsum(hessians, axis=2))[:, :, :-1]
-
-        def right_of(stats):
-            after = tf.cumsum(stats, axis=2, exclusive=True, reverse=True)
-            before = tf.cumsum(stats, axis=2, exclusive=True)
-            return tf.where(equality, before + after, after)[:, :, :-1]
-
-        right_g, right_h = right_of(gradients), right_of(hessians)
-        left_w, left_gain = _weight_and_gain(left_g, left_h, l1, l2)
-        right_w, right_gain = _weight_and_gain(right_g, right_h, l1, l2)
-        _, node_gain = _weight_and_gain(node_g, node_h, l1, l2)
-        raw_gain = left_gain + right_gain - node_gain[:, None, None]
-        threshold_ok = tf.range(layout.max_buckets - 1)[None, :] < (
-            tf.constant(layout.num_buckets)[:, None] - 1
-        )
-        valid = (
-            threshold_ok[None]
-            & (left_h > 0)
-            & (right_h > 0)
-            & (left_h >= hparams.min_node_weight)
-            & (right_h >= hparams.min_node_weight)
-        )
-        candidates = layout.num_features * (layout.max_buckets - 1)
-        flat_gain = tf.reshape(tf.where(valid, raw_gain, -np.inf), [-1, candidates])
-        best = tf.argmax(flat_gain, axis=1, output_type=tf.int32)
-        best_raw = tf.gather(flat_gain, best, batch_dims=1)
-        best_gain = best_raw - hparams.tree_complexity
-        if hparams.pruning_mode == "pre":
-            splits = best_gain > 0
-        else:
-            splits = best_raw > 0
-        layer = ensemble.layer.read_value()
-        splits = splits & (tf.range(ensemble.layer_width) < 2**layer)
-        tree = ensemble.tree_index.read_value()
-        lr = hparams.learning_rate
-
-        def chosen(table):
-            return tf.gather(tf.reshape(table, [-1, candidates]), best, batch_dims=1)
-
-        local = tf.boolean_mask(tf.range(ensemble.layer_width), splits)
-        nodes = 2**layer - 1 + local
-        at_tree = tf.stack([tf.fill(tf.shape(nodes), tree), nodes], axis=1)
-        left = tf.stack([tf.fill(tf.shape(nodes), tree), 2 * nodes + 1], axis=1)
-        right = tf.stack([tf.fill(tf.shape(nodes), tree), 2 * nodes + 2], axis=1)
-        parent_value = tf.gather_nd(ensemble.value.read_value(), at_tree)
-        chosen_w = [tf.boolean_mask(chosen(w), splits) for w in (left_w, right_w)]
-        update = tf.group(
-            ensemble.feature.scatter_nd_update(
-                at_tree, tf.boolean_mask(best // (layout.max_buckets - 1), splits)
-            ),
-            ensemble.threshold.scatter_nd_update(
-                at_tree, tf.boolean_mask(best % (layout.max_buckets - 1), splits)
-            ),
-            ensemble.gain.scatter_nd_update(at_tree, tf.boolean_mask(best_gain, splits)),
-            ensemble.value.scatter_nd_update(left, parent_value + lr * chosen_w[0]),
-            ensemble.value.scatter_nd_update(right, parent_value + lr * chosen_w[1]),
-            ensemble.num_attempted_layers.assign_add(1),
-        )
-        any_split = tf.reduce_any(splits)
-        with tf.control_dependencies([update]):
-            last_layer = layer + 1 >= hparams.max_depth
-            return tf.cond(
-                any_split,
-                lambda: tf.cond(
-                    last_layer,
-                    self._finalize_tree,
-                    lambda: tf.group(ensemble.layer.assign_add(1)),
-                ),
-                lambda: self._finalize_without_split(layer),
-            )
-
-    def _finalize_without_split(self, layer):
-        # A tree whose root cannot split ends training: the next would see the same.
-        return tf.cond(
-            tf.equal(layer, 0),
-            lambda: tf.group(self.ensemble.no_gain.assign(True)),
-            self._finalize_tree,
-        )
-
-    def _finalize_tree(self):
-        ensemble = self.ensemble
-        pruned = self._post_prune() if self.hparams.pruning_mode == "post" else tf.no_op()
-        with tf.control_dependencies([pruned]):
-            return tf.group(
-                ensemble.tree_index.assign_add(1),
-                ensemble.num_finalized_trees.assign_add(1),
-                ensemble.layer.assign(0),
-            )
-
-    def _post_prune(self):
-        """Bottom up, a split whose children are leaves and whose gain is negative goes."""
-        ensemble = self.ensemble
-        tree = ensemble.tree_index.read_value()
-        feature = ensemble.feature.read_value()[tree]
-        gain = ensemble.gain.read_value()[tree]
-        for depth in reversed(range(self.hparams.max_depth)):
-            nodes = tf.range(2**depth - 1, 2 ** (depth + 1) - 1)
-            children_are_leaves = (tf.gather(feature, 2 * nodes + 1) < 0) & (
-                tf.gather(feature, 2 * nodes + 2) < 0
-            )
-            prune = (
-                (tf.gather(feature, nodes) >= 0)
-                & children_are_leaves
-                & (tf.gather(gain, nodes) < 0)
-            )
-            pruned_nodes = tf.boolean_mask(nodes, prune)[:, None]
-            count = tf.shape(pruned_nodes)[0]
-            feature = tf.tensor_scatter_nd_update(
-                feature, pruned_nodes, -tf.ones([count], tf.int32)
-            )
-            gain = tf.tensor_scatter_nd_update(gain, pruned_nodes, tf.zeros([count]))
-        row = tf.stack([tf.fill([ensemble.num_nodes], tree), tf.range(ensemble.num_nodes)], axis=1)
-        return tf.group(
-            ensemble.feature.scatter_nd_update(row, feature),
-            ensemble.gain.scatter_nd_update(row, gain),
-        )
-
-
-class _StopWhenGrownHook(SessionRunHook):
-    """Stops training once all trees are grown or a new tree cannot split."""
-
-    def __init__(self, done):
-        self._done = done
-
-    def before_run(self, run_context):
-        return SessionRunArgs(self._done)
-
-    def after_run(self, run_context, run_values):
-        if run_values.results:
-            run_context.request_stop()
-
-
-def _check_head(head):
-    if head.logits_dimension != 1:
-        raise _unsupported(
-            f"A head of logits_dimension {head.logits_dimension} (multi-class or "
-            "multi-dimensional regression)"
-        )
-
-
-def _bt_model_fn(
-    features,
-    labels,
-    mode,
-    head,
-    layout,
-    hparams,
-    n_batches_per_layer,
-    config,
-    train_in_memory=False,
-):
-    feature_layers.validate_features(features)
-    _check_head(head)
-    ensemble = _Ensemble(layout, hparams)
-    bucket_ids = _bucketized(features, layout, ensemble.boundaries.read_value())
-    nodes, _, _ = ensemble.traverse(bucket_ids)
-    logits = ensemble.logits_at(nodes)
-    if mode != ModeKeys.TRAIN:
-        return head.create_estimator_spec(
-            features, mode, logits, labels=labels, train_op_fn=lambda _: tf.no_op()
-        )
-    if getattr(config, "train_distribute", None) is not None:
-        raise _unsupported(
-            "Training under a tf.distribute strategy (RunConfig(train_distribute=...))"
-        )
-    if train_in_memory:
-        if n_batches_per_layer != 1:
-            raise AssertionError(
-                "When train_in_memory is enabled, input_fn should return the entire dataset "
-                "as a single batch, and n_batches_per_layer should be set as 1."
-            )
-        if not config.is_chief or config.num_worker_replicas > 1 or config.num_ps_replicas > 0:
-            raise ValueError("train_in_memory is supported only for non-distributed training.")
-    ensemble.create_training_state()
-    grower = _Grower(ensemble, n_batches_per_layer)
-    global_step = tf.compat.v1.train.get_or_create_global_step()
-    tf.compat.v1.summary.scalar("ensemble/num_trees", ensemble.tree_index.read_value())
-    tf.compat.v1.summary.scalar(
-        "ensemble/num_finalized_trees", ensemble.num_finalized_trees.read_value()
+    return MultiClassHeadV1(
+        n_classes,
+        weight_column=weight_column,
+        label_vocabulary=label_vocabulary,
+        loss_reduction=tf.compat.v1.losses.Reduction.SUM_OVER_NONZERO_WEIGHTS,
+        loss_fn=_maxent_loss,
     )
-    tf.compat.v1.summary.scalar(
-        "ensemble/num_attempted_layers", ensemble.num_attempted_layers.read_value()
-    )
-
-    def train_op_fn(loss):
-        gradients = tf.gradients(loss, logits, name="Gradients")[0]
-        hessians = tf.gradients(gradients, logits, name="Hessians")[0]
-        return grower.train_op(features, gradients, hessians, bucket_ids, nodes, global_step)
-
-    spec = head.create_estimator_spec(
-        features, mode, logits, labels=labels, train_op_fn=train_op_fn
-    )
-    return spec._replace(
-        training_hooks=list(spec.training_hooks) + [_StopWhenGrownHook(ensemble.done())]
-    )
-
-
-def _explanations_model_fn(features, head, layout, hparams):
-    """Predictions with each example's per-feature contributions and the bias."""
-    feature_layers.validate_features(features)
-    ensemble = _Ensemble(layout, hparams)
-    bucket_ids = _bucketized(features, layout, ensemble.boundaries.read_value())
-    nodes, path_features, path_deltas = ensemble.traverse(bucket_ids)
-    logits = ensemble.logits_at(nodes)
-    spec = head.create_estimator_spec(
-        features, ModeKeys.PREDICT, logits, train_op_fn=lambda _: tf.no_op()
-    )
-    # Tree by tree, each tree's path from the root: the order the logit was built in.
-    split_features = tf.reshape(tf.stack(path_features, axis=2), [tf.shape(logits)[0], -1])
-    deltas = tf.reshape(tf.stack(path_deltas, axis=2), [tf.shape(logits)[0], -1])
-    bias = tf.fill([tf.shape(logits)[0], 1], ensemble.bias())
-    path_logits = bias + tf.cumsum(deltas, axis=1)
-    if isinstance(head, BinaryClassHead):
-        activation = tf.sigmoid
-    else:
-        activation = tf.identity
-    path_values = activation(tf.concat([bias, path_logits], axis=1))
-    changes = path_values[:, 1:] - path_values[:, :-1]
-    contributions = tf.reduce_sum(
-        tf.one_hot(split_features, layout.num_features) * changes[:, :, None], axis=1
-    )
-    predictions = dict(spec.predictions)
-    predictions["_feature_contributions"] = contributions
-    predictions["_bias"] = path_values[:, 0]
-    return spec._replace(predictions=predictions)
 
 
 def _sum_by_name_sorted(names, values):
@@ -711,16 +113,16 @@ class _BoostedTreesBase(Estimator):
         is_classification=None,
     ):
         feature_columns = feature_layers.validate_feature_columns(feature_columns)
-        _validate_hparams(hparams)
-        _check_head(head)
-        layout = _Layout(feature_columns, int(1.0 / hparams.quantile_sketch_epsilon))
+        validate_hparams(hparams)
+        check_center_bias(head, hparams)
+        layout = Layout(feature_columns, int(1.0 / hparams.quantile_sketch_epsilon))
         self._layout, self._hparams, self._head = layout, hparams, head
         if is_classification is None:
             is_classification = isinstance(head, (BinaryClassHead, MultiClassHead))
         self._is_classification = is_classification
 
         def _model_fn(features, labels, mode, config):
-            return _bt_model_fn(
+            return bt_model_fn(
                 features,
                 labels,
                 mode,
@@ -752,8 +154,8 @@ class _BoostedTreesBase(Estimator):
                 "after training."
             )
         reader = checkpoints.reader(checkpoint)
-        feature = reader.get_tensor(f"{_SCOPE}/tree_feature")
-        gain = reader.get_tensor(f"{_SCOPE}/tree_gain")
+        feature = reader.get_tensor(f"{SCOPE}/tree_feature")
+        gain = reader.get_tensor(f"{SCOPE}/tree_gain")
         splits = feature >= 0
         importances = np.bincount(
             feature[splits], weights=gain[splits], minlength=self._layout.num_features
@@ -790,7 +192,7 @@ class _BoostedTreesBase(Estimator):
         head, layout, hparams = self._head, self._layout, self._hparams
 
         def _model_fn(features, labels, mode):
-            return _explanations_model_fn(features, head, layout, hparams)
+            return explanations_model_fn(features, head, layout, hparams)
 
         explainer = Estimator(model_fn=_model_fn, model_dir=self.model_dir, config=self.config)
         if predict_keys is not None:
@@ -820,7 +222,7 @@ def _hparams(
     pruning_mode,
     quantile_sketch_epsilon,
 ):
-    return _TreeHParams(
+    return TreeHParams(
         n_trees,
         max_depth,
         learning_rate,
@@ -835,14 +237,16 @@ def _hparams(
 
 
 class BoostedTreesClassifier(_BoostedTreesBase):
-    """A gradient boosted trees binary classifier.
+    """A gradient boosted trees classifier.
 
     Args:
         feature_columns: `bucketized_column`s, `indicator_column`s and numeric
             columns (bucketized by quantiles of the first layer's batches).
         n_batches_per_layer: batches whose statistics each layer is grown from.
         model_dir: where checkpoints and summaries go.
-        n_classes: 2 (more raise, naming the guide: not provided here).
+        n_classes: the number of classes; more than 2 fit one logit per class
+            (leaves of `n_classes` values, full-hessian Newton steps) to the
+            softmax loss averaged over the examples of nonzero weight.
         weight_column: name or `numeric_column` of the example weights.
         label_vocabulary: class names, when labels are strings.
         n_trees, max_depth, learning_rate: the ensemble's size and shrinkage.
@@ -891,13 +295,7 @@ class BoostedTreesClassifier(_BoostedTreesBase):
             raise ValueError("center_bias not yet support with n_classes > 2.")
         if n_classes < 2:
             raise ValueError(f"n_classes must be > 1: {n_classes}")
-        if n_classes > 2:
-            raise _unsupported(f"n_classes={n_classes} (multi-class boosted trees)")
-        head = BinaryClassHead(
-            weight_column=weight_column,
-            label_vocabulary=label_vocabulary,
-            loss_reduction=head_utils.SUM_OVER_BATCH_SIZE,
-        )
+        head = _classification_head(n_classes, weight_column, label_vocabulary)
         hparams = _hparams(
             n_trees,
             max_depth,
@@ -924,7 +322,7 @@ class BoostedTreesClassifier(_BoostedTreesBase):
 
 class BoostedTreesRegressor(_BoostedTreesBase):
     """A gradient boosted trees regressor; arguments as `BoostedTreesClassifier`,
-    with `label_dimension` (1: more raise, naming the guide) for `n_classes`."""
+    with `label_dimension` (leaves of that many values) for `n_classes`."""
 
     def __init__(
         self,
@@ -978,7 +376,8 @@ class BoostedTreesRegressor(_BoostedTreesBase):
 
 
 class BoostedTreesEstimator(_BoostedTreesBase):
-    """Gradient boosted trees with any single-logit `head` (its loss is what the trees fit)."""
+    """Gradient boosted trees with any `head`: its loss is what the trees fit, with
+    full-hessian steps for more than one logit (where `center_bias` is refused)."""
 
     def __init__(
         self,

@@ -18,6 +18,7 @@ import h5py
 import keras
 import tensorflow as tf
 
+from tfestimator_compat.engine import stop_signal
 from tfestimator_compat.engine.model_fn_graph import cache_key
 
 
@@ -303,9 +304,11 @@ class ModelFnModel(keras.Model):
 
         Each step's batch is read while the step before it runs (nothing
         orders the two), and only when that next step is due, so a call takes
-        exactly the batches of the steps it runs. The first step's batch is
-        read directly: at the end of the input that raises OutOfRangeError,
-        which ends the epoch.
+        exactly the batches of the steps it runs; but a step whose model_fn
+        stop signal comes out true ends the call and training, dropping the
+        batch read for the step that would have followed. The first step's
+        batch is read directly: at the end of the input that raises
+        OutOfRangeError, which ends the epoch.
         """
 
         def one_step(data):
@@ -316,6 +319,11 @@ class ModelFnModel(keras.Model):
 
         def specs(structure):
             return tf.nest.map_structure(tf.type_spec_from_value, structure)
+
+        def running(steps_left, outputs):
+            if stop_signal.FETCH_KEY not in outputs:
+                return steps_left
+            return tf.logical_and(steps_left, tf.logical_not(outputs[stop_signal.FETCH_KEY]))
 
         @tf.autograph.experimental.do_not_convert
         def multi_step(iterator, n, every):
@@ -356,7 +364,7 @@ class ModelFnModel(keras.Model):
                 return i + 1, {key: fetched[key] for key in outputs}, following, first, arrays
 
             ran, last, _, first, arrays = tf.while_loop(
-                lambda i, outputs, data, first, arrays: source.more(i < n, data),
+                lambda i, outputs, data, first, arrays: source.more(running(i < n, outputs), data),
                 step,
                 (tf.constant(0), outputs, data, first, arrays),
                 shape_invariants=(

@@ -14,7 +14,9 @@ event lands on exactly its step:
   periods a chunk spans follows the measured speed, so a call lasts about
   `SECONDS_PER_CALL` and logs stay prompt for slow models;
 - `max_steps` (or evaluation `steps`) ends the last chunk;
-- `SessionRunHook`s see every step, so with hooks each call runs one step.
+- `SessionRunHook`s see every step, so with hooks each call runs one step;
+- a model_fn's stop signal (`stop_signal.stop_training_when`) ends a chunk,
+  and training, after the step it is true at.
 
 Time-based checkpoints (`save_checkpoints_secs`) are checked after each call.
 Events are due at global steps; a chunk's length in steps follows how far a
@@ -30,6 +32,7 @@ import time
 import keras
 import tensorflow as tf
 
+from tfestimator_compat.engine import stop_signal
 from tfestimator_compat.engine import summaries
 from tfestimator_compat.engine.keras_callbacks import KerasCallbacks
 from tfestimator_compat.hooks import NanLossDuringTrainingError
@@ -263,6 +266,8 @@ class TrainingLoop(_StepLoop):
         if self._saver is not None and self._save_timer.should_trigger_for_step(self.step):
             stop = self._save(self.step) or stop
         if self._last_step is not None and self.step >= self._last_step:
+            stop = True
+        if stop_signal.FETCH_KEY in last and last[stop_signal.FETCH_KEY].numpy():
             stop = True
         if self._progress is not None:
             self._progress.update(self.step, [("loss", float(self.loss))])
