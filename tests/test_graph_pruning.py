@@ -144,3 +144,21 @@ def test_gated_fetches_run_only_when_asked_and_are_zeros_otherwise():
     values = graph_pruning.prune(wrapped, [], reads)()
     assert int(values["step"]) == 2
     assert float(values["count"]) == 1.0
+
+
+def test_a_gated_read_of_a_variable_runs_outside_the_branch_unless_it_waits_for_a_gated_op():
+    wrapped, t = _wrapped(_gated_graph)
+    with wrapped.graph.as_default():
+        read = t["counter"].read_value()
+        doubled = read * 2.0
+    gated = {"doubled": doubled, "count": t["count"]}
+    step = graph_pruning.prune(wrapped, [t["x"]], {"loss": t["loss"]}, gated=gated)
+    outer = {op.name for op in step.graph.get_operations()}
+    # A Session ran such a read as early as its inputs allowed, so a summary
+    # mostly saw the value from before the step's update: the read is not
+    # delayed behind the branch. The update and its result stay gated.
+    variable_read = read.op.inputs[0].op  # read_value() is an Identity of the read
+    assert variable_read.type == "ReadVariableOp"
+    assert variable_read.name in outer
+    assert doubled.op.name not in outer
+    assert t["count"].op.name not in outer

@@ -22,6 +22,7 @@ _DROPPED_ATTRS = ("_class", "_tpu_replicate")
 # Where the new function's inputs are named: the imported nodes keep their
 # names only where no name in the graph starts like theirs.
 _INPUT_SCOPE = "pruned_inputs"
+_READ_OPS = frozenset({"ReadVariableOp"})
 
 
 class GraphDefCache:
@@ -76,6 +77,18 @@ def prune(wrapped, feeds, fetches, graph_defs=None, gated=None):
     gated_only, gated_edges = _needed_nodes(
         _starts(gated_tensors, replaced), nodes, replaced, needed
     )
+    # Variables are read ungated, as early as the step allows: inside the
+    # branch a read would wait for everything the branch takes, and could then
+    # see the step's own update, which in a Session run it mostly did not.
+    # Reads that wait for gated ops (an update's result) stay with them.
+    reads = {
+        name
+        for name in gated_only
+        if nodes[name].op in _READ_OPS
+        and not any(_node_of(edge) in gated_only for edge in nodes[name].input)
+    }
+    _, read_edges = _needed_nodes(reads, nodes, replaced, needed)
+    needed, edges, gated_only = needed | reads, edges | read_edges, gated_only - reads
     _check_fed(needed | gated_only, nodes)
 
     with graph.as_default():
@@ -238,6 +251,11 @@ def _needed_nodes(starts, nodes, replaced, known=frozenset()):
             if tensor not in replaced:
                 pending.append(tensor.rsplit(":", 1)[0])
     return needed, edges
+
+
+def _node_of(edge):
+    """The node an input edge (`a`, `a:1` or `^a`) comes from."""
+    return edge.lstrip("^").split(":")[0]
 
 
 def _check_fed(needed, nodes):

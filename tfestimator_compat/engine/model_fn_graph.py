@@ -186,34 +186,46 @@ class ModelFnGraph:
             read = tf.identity(self.global_step.read_value(), name="read_for_hooks")
         tf.compat.v1.add_to_collection(training_util.GLOBAL_STEP_READ_KEY, read)
         self.global_step_read = read
-        self._order_global_step_reads()
+        self._order_variable_reads()
 
-    def _order_global_step_reads(self):
-        """Makes every read of the global step run before the ops that advance it.
+    def _order_variable_reads(self):
+        """Makes every read of a variable run before the ops that update it.
 
         A TF1 graph orders only what data or control dependencies order, and
-        the model_fn's own reads of the global step (a host_call's
-        `tf.reshape(global_step, [1])`, a logged `tf.identity(global_step)`)
-        have none with the train op's increment: in the original they mostly
-        saw the step the run started at, and under load sometimes the next
-        one, so summaries came out with repeated and missing steps. Each read
-        that does not already wait for an increment is put before it, so all
-        of them see the step the run started at. Reads the model_fn ordered
-        after the train op (through `tf.control_dependencies`) keep that order.
+        a read with neither towards an update (a summary of a bias, a
+        host_call's `tf.reshape(global_step, [1])`, a logged
+        `tf.identity(global_step)`) could run before or after the train op's
+        update of the same variable: in a Session run it was ready first and
+        so mostly saw the value from before the step, and under load sometimes
+        the next one, so summaries came out with repeated and missing steps.
+        Each read that does not already wait for an update is put before the
+        updates of its variable, so all of them see the value the step started
+        with. Reads the model_fn ordered after the train op (through
+        `tf.control_dependencies`) keep that order.
         """
         graph = tf.compat.v1.get_default_graph()
-        ops = len(graph.get_operations())
-        if ops == self._ops_when_reads_were_ordered:
+        ops = graph.get_operations()
+        if len(ops) == self._ops_when_reads_were_ordered:
             return  # no op was added since the last pass: every read is ordered
-        self._ops_when_reads_were_ordered = ops
-        writes = self._ops_writing([self.global_step])
+        self._ops_when_reads_were_ordered = len(ops)
+        handles = {id(inner) for _, inner in graph.captures}
+        reads, writes = {}, {}
+        for op in ops:
+            if op.type in _READ_OPS and op.inputs and id(op.inputs[0]) in handles:
+                reads.setdefault(id(op.inputs[0]), []).append(op)
+            for handle in _written_handles(op):
+                if id(handle) in handles:
+                    writes.setdefault(id(handle), []).append(op)
         if not writes:
             return
-        after_writes = _downstream(writes)
-        for read in self._ops_using([self.global_step], _READ_OPS):
-            if read not in after_writes:
-                for write in writes:
-                    write._add_control_input(read)
+        after_writes = _downstream([w for ws in writes.values() for w in ws])
+        for handle, handle_writes in writes.items():
+            for read in reads.get(handle, ()):
+                if read in after_writes:
+                    continue
+                for write in handle_writes:
+                    if read not in write.control_inputs:
+                        write._add_control_input(read)
 
     def _initialize_tables_before_use(self, graph):
         """Makes every use of a TF1 lookup table wait for the table's initializer.
@@ -367,7 +379,7 @@ class ModelFnGraph:
             # Hooks read tensors of their own after the model_fn (a
             # LoggingTensorHook given the global step variable): order those too.
             with self.graph.as_default():
-                self._order_global_step_reads()
+                self._order_variable_reads()
             # The fetches stay referenced so their ids stay unique.
             pruned = self._pruned(feeds, fetches, gated)
             self._functions[key] = (pruned, (feeds, fetches, gated))
@@ -427,6 +439,16 @@ def _uses(op, internal_handles, op_types):
 
 def _writes(op, internal_handles):
     return _uses(op, internal_handles, _WRITE_OPS)
+
+
+def _written_handles(op):
+    """The variable handles `op` updates: an assignment's variable, or every
+    resource an optimizer's apply op takes (the variable and its slots)."""
+    if op.type in _WRITE_OPS:
+        return op.inputs[:1]
+    if op.type.startswith(("ResourceApply", "ResourceSparseApply")):
+        return [t for t in op.inputs if t.dtype == tf.resource]
+    return []
 
 
 def _downstream(ops):

@@ -18,6 +18,8 @@ import random
 import tensorflow as tf
 from keras.src.backend.common import global_state
 from keras.src.random import seed_generator
+from tensorflow.core.protobuf import config_pb2
+from tensorflow.python.eager import context
 from tensorflow.python.framework import random_seed
 
 # Where Keras keeps its global SeedGenerator (a named constant only in newer Keras 3 releases).
@@ -78,4 +80,31 @@ class GraphSeeds:
                 self._next_op_seed = random_seed._graph_to_seed_dict.get(graph, first_op_seed)
             return value
 
-        return tf.compat.v1.wrap_function(build, signature=[])()
+        with _without_graph_optimizations():
+            return tf.compat.v1.wrap_function(build, signature=[])()
+
+
+@contextlib.contextmanager
+def _without_graph_optimizations():
+    """Runs functions called inside without Grappler.
+
+    An initializer's graph is a few ops that run once; optimizing it took as
+    long as everything else (about 4 ms a variable, a second for a BERT-sized
+    model_fn). Grappler never changes what random ops draw, so the values are
+    the same.
+    """
+    ctx = context.context()
+    options = ctx.function_call_options
+    config = config_pb2.ConfigProto()
+    if options.config_proto_serialized:
+        config.ParseFromString(options.config_proto_serialized)
+    config.graph_options.rewrite_options.disable_meta_optimizer = True
+    # What the context held (None: options made anew from its config).
+    held = ctx._thread_local_data.function_call_options
+    ctx.function_call_options = context.FunctionCallOptions(
+        executor_type=options.executor_type, config_proto=config
+    )
+    try:
+        yield
+    finally:
+        ctx._thread_local_data.function_call_options = held
