@@ -34,8 +34,8 @@ def data(n=BATCH * 64):
     return x, y
 
 
-def estimator_figures(tf, estimator_module, steps, eval_batches):
-    x, y = data()
+def mlp_model_fn(tf, estimator_module):
+    """The bench MLP as a model_fn for `estimator_module` (the shim or the original)."""
 
     def model_fn(features, labels, mode):
         net = features["x"]
@@ -55,6 +55,12 @@ def estimator_figures(tf, estimator_module, steps, eval_batches):
         )
         return estimator_module.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
+    return model_fn
+
+
+def estimator_figures(tf, estimator_module, steps, eval_batches):
+    x, y = data()
+
     def input_fn(batches=None):
         def fn():
             ds = tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(BATCH)
@@ -62,6 +68,7 @@ def estimator_figures(tf, estimator_module, steps, eval_batches):
 
         return fn
 
+    model_fn = mlp_model_fn(tf, estimator_module)
     estimator = estimator_module.Estimator(model_fn, model_dir=tempfile.mkdtemp())
     train = steady_and_overhead(lambda n: estimator.train(input_fn(), steps=n), steps)
     evaluate = steady_and_overhead(lambda n: estimator.evaluate(input_fn(n)), eval_batches)

@@ -35,16 +35,19 @@ def dnn_logits(
     dropout=None,
     batch_norm=False,
     input_layer_partitioner=None,
+    partitioner=None,
 ):
     """Builds the network under the variable scope `dnn`.
 
-    `input_layer_partitioner` partitions the feature columns' variables.
+    `partitioner` partitions the network's variables and
+    `input_layer_partitioner` the feature columns' (the V1 classes' defaults
+    on parameter servers, see `canned.v1`).
 
     Returns:
         `(logits, trainable_variables, update_ops)`: the update ops keep the
         batch normalization statistics when training.
     """
-    with tf.compat.v1.variable_scope("dnn") as scope:
+    with tf.compat.v1.variable_scope("dnn", partitioner=partitioner) as scope:
         logits, update_ops = dnn_network(
             features,
             mode,
@@ -150,6 +153,7 @@ def dnn_model_fn(
     dropout=None,
     batch_norm=False,
     input_layer_partitioner=None,
+    partitioner=None,
 ):
     """The `model_fn` of the DNN estimators: `head` on the network's logits."""
     feature_layers.validate_features(features)
@@ -163,6 +167,7 @@ def dnn_model_fn(
         dropout=dropout,
         batch_norm=batch_norm,
         input_layer_partitioner=input_layer_partitioner,
+        partitioner=partitioner,
     )
     if mode == ModeKeys.TRAIN:
         optimizer = optimizers.get_optimizer(optimizer)

@@ -48,8 +48,13 @@ def dnn_linear_combined_model_fn(
     batch_norm=False,
     linear_sparse_combiner="sum",
     input_layer_partitioner=None,
+    dnn_partitioner=None,
 ):
-    """The `model_fn` of the combined estimators: `head` on the summed logits."""
+    """The `model_fn` of the combined estimators: `head` on the summed logits.
+
+    `input_layer_partitioner` partitions the feature columns' variables of both
+    parts, `dnn_partitioner` the DNN's other ones.
+    """
     feature_layers.validate_features(features)
     if not linear_feature_columns and not dnn_feature_columns:
         raise ValueError("Either linear_feature_columns or dnn_feature_columns must be defined.")
@@ -70,6 +75,7 @@ def dnn_linear_combined_model_fn(
             dropout=dnn_dropout,
             batch_norm=batch_norm,
             input_layer_partitioner=input_layer_partitioner,
+            partitioner=dnn_partitioner,
         )
         parts.append((logits, variables, update_ops, dnn_optimizer, DNN_LEARNING_RATE))
     if linear_feature_columns:

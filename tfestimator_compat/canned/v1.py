@@ -26,6 +26,7 @@ import tensorflow as tf
 from tfestimator_compat.canned import feature_layers
 from tfestimator_compat.canned import optimizers
 from tfestimator_compat.canned import summaries
+from tfestimator_compat.canned import v1_partitioners
 from tfestimator_compat.canned import v1_variables
 from tfestimator_compat.canned.baseline import LEARNING_RATE as _BASELINE_LEARNING_RATE
 from tfestimator_compat.canned.baseline import baseline_model_fn
@@ -66,25 +67,21 @@ def _tf1_optimizer(optimizer, learning_rate):
     return functools.partial(optimizers.get_v1_optimizer, optimizer, learning_rate)
 
 
-def _v1_model_fn(model_fn, head_scope, slot_part=None):
-    """`model_fn` whose optimizer variables and summaries get the original V1 names."""
+def _v1_model_fn(model_fn, head_scope, slot_part=None, partitioners=None):
+    """`model_fn` whose optimizer variables and summaries get the original V1 names.
 
-    def v1_model_fn(features, labels, mode):
+    `partitioners(num_ps_replicas)` gives the partitioner arguments of
+    `model_fn` for the Estimator's `RunConfig`.
+    """
+
+    def v1_model_fn(features, labels, mode, config):
+        kwargs = partitioners(v1_partitioners.num_ps_replicas(config)) if partitioners else {}
         if mode != ModeKeys.TRAIN:
-            return model_fn(features, labels, mode)
+            return model_fn(features, labels, mode, **kwargs)
         with v1_variables.tf1_optimizer_names(head_scope, slot_part), summaries.tf1_tags():
-            return model_fn(features, labels, mode)
+            return model_fn(features, labels, mode, **kwargs)
 
     return v1_model_fn
-
-
-def _checked_partitioner(partitioner, argument):
-    """`partitioner`, once known to be one. Without one, the original's default
-    (`min_max_variable_partitioner` sized by the parameter servers) made one part
-    on a machine without them: a whole variable, as built here."""
-    if partitioner is not None and not callable(partitioner):
-        raise ValueError(f"{argument} must be a partitioner (a callable). Given: {partitioner}")
-    return partitioner
 
 
 class DNNEstimator(Estimator):
@@ -96,7 +93,9 @@ class DNNEstimator(Estimator):
             callable returning one.
         input_layer_partitioner: partitions the feature columns' variables
             (e.g. `tf.compat.v1.fixed_size_partitioner(4)`); they are saved
-            whole, in slices, as the original saved them.
+            whole, in slices, as the original saved them. As in the original,
+            with ps tasks in `TF_CONFIG` the model's variables are split over
+            them by default (`v1_partitioners`).
     """
 
     def __init__(
@@ -116,9 +115,6 @@ class DNNEstimator(Estimator):
         feature_columns = feature_layers.validate_feature_columns(feature_columns)
         model_fn = functools.partial(
             dnn_model_fn,
-            input_layer_partitioner=_checked_partitioner(
-                input_layer_partitioner, "input_layer_partitioner"
-            ),
             head=head,
             hidden_units=hidden_units,
             feature_columns=feature_columns,
@@ -128,7 +124,12 @@ class DNNEstimator(Estimator):
             batch_norm=batch_norm,
         )
         super().__init__(
-            model_fn=_v1_model_fn(model_fn, "dnn/head", v1_variables.KERAS_LAYER_PART),
+            model_fn=_v1_model_fn(
+                model_fn,
+                "dnn/head",
+                v1_variables.KERAS_LAYER_PART,
+                v1_partitioners.dnn(input_layer_partitioner),
+            ),
             model_dir=model_dir,
             config=config,
             warm_start_from=warm_start_from,
@@ -236,7 +237,9 @@ class LinearEstimator(Estimator):
             A `tf.estimator.experimental.LinearSDCA` trains by SDCA.
         partitioner: partitions the model's variables (e.g.
             `tf.compat.v1.fixed_size_partitioner(4)`); they are saved whole,
-            in slices, as the original saved them.
+            in slices, as the original saved them. As in the original, with
+            ps tasks in `TF_CONFIG` the model's variables are split over them
+            by default (`v1_partitioners`).
     """
 
     def __init__(
@@ -264,11 +267,15 @@ class LinearEstimator(Estimator):
             feature_columns=feature_columns,
             optimizer=resolved,
             sparse_combiner=sparse_combiner,
-            partitioner=_checked_partitioner(partitioner, "partitioner"),
             tf1=True,
         )
         super().__init__(
-            model_fn=_v1_model_fn(model_fn, "linear/head", v1_variables.VARIABLE_SCOPE_PART),
+            model_fn=_v1_model_fn(
+                model_fn,
+                "linear/head",
+                v1_variables.VARIABLE_SCOPE_PART,
+                v1_partitioners.linear(partitioner),
+            ),
             model_dir=model_dir,
             config=config,
             warm_start_from=warm_start_from,
@@ -353,7 +360,9 @@ class DNNLinearCombinedEstimator(Estimator):
     the optimizers are TF1's: names get FTRL's learning rate
     `min(0.005, 1 / sqrt(len(linear_feature_columns)))` and the DNN's 0.001,
     and `input_layer_partitioner` partitions the variables of the feature
-    columns in both parts, saved whole, in slices, as the original saved them.
+    columns in both parts, saved whole, in slices, as the original saved them;
+    with ps tasks in `TF_CONFIG` the variables are split over them by default,
+    as in the original (`v1_partitioners`).
     """
 
     def __init__(
@@ -392,12 +401,11 @@ class DNNLinearCombinedEstimator(Estimator):
             dnn_dropout=dnn_dropout,
             batch_norm=batch_norm,
             linear_sparse_combiner=linear_sparse_combiner,
-            input_layer_partitioner=_checked_partitioner(
-                input_layer_partitioner, "input_layer_partitioner"
-            ),
         )
         super().__init__(
-            model_fn=_v1_model_fn(model_fn, "head"),
+            model_fn=_v1_model_fn(
+                model_fn, "head", partitioners=v1_partitioners.combined(input_layer_partitioner)
+            ),
             model_dir=model_dir,
             config=config,
             warm_start_from=warm_start_from,

@@ -1,0 +1,256 @@
+"""Parameter-server jobs on localhost: steps/s with 1 and 2 workers beside one process.
+
+Two models, each an unchanged estimator program that every task of a
+`TF_CONFIG` cluster runs (real `tf.distribute.Server` tasks, one process per
+task, on free localhost ports):
+
+- mlp: the bench MLP of estimator_speed.py (3x256 ReLU on 64 features, 10
+  classes, batch 128, Adam), a custom model_fn;
+- wide_deep: a V1 `DNNLinearCombinedClassifier` (hidden 256/128, batch 256)
+  whose 1,000,000-row id column feeds a 16-wide embedding and the linear
+  weights, in 2 parts by `input_layer_partitioner=fixed_size_partitioner(2)`.
+
+Setups: one process (no TF_CONFIG, `Estimator.train`), and a chief, a ps
+task and 1 or 2 workers
+(`train_and_evaluate`, which starts the servers in the original). Here the
+chief schedules the steps onto the workers; in the original every worker and
+the chief ran its own loop against the ps tasks.
+With `--original-python` each setup also runs under tensorflow-estimator 2.15.
+
+    python bench/ps_throughput.py --original-python /path/to/venv215/bin/python
+
+A job trains a fresh model_dir to `max_steps` (checkpoints only at its start
+and end); "steps/s" is (long - short) / (seconds of a long job - seconds of a
+short one), timed on the chief, so starting the cluster and the checkpoints
+drop out; best of `--rounds` alternating rounds. All tasks share this
+machine's cores: on one machine the figures show what the protocol costs
+(RPCs to the ps tasks, scheduling), not a cluster's speed-up.
+"""
+
+import argparse
+import json
+import math
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+from estimator_speed import BATCH as MLP_BATCH
+from estimator_speed import data as mlp_data
+from estimator_speed import mlp_model_fn
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODELS = ("mlp", "wide_deep")
+SETUPS = {"one process": 0, "1 worker": 1, "2 workers": 2}
+# One ps task: on 2, a slot can land on another ps task than its variable
+# here, and the step then fails to place (the ps section of
+# migration_guide/cluster.md). The embedding is in 2 parts all the same.
+PS_TASKS = 1
+PARTS = 2
+ID_ROWS, WIDE_DEEP_BATCH = 1_000_000, 256
+
+
+def wide_deep_estimator(tf, model_dir, config):
+    ids = tf.feature_column.categorical_column_with_identity("id", ID_ROWS)
+    x = tf.feature_column.numeric_column("x", shape=[8])
+    return tf.compat.v1.estimator.DNNLinearCombinedClassifier(
+        model_dir=model_dir,
+        linear_feature_columns=[ids, x],
+        dnn_feature_columns=[tf.feature_column.embedding_column(ids, 16), x],
+        dnn_hidden_units=[256, 128],
+        input_layer_partitioner=tf.compat.v1.fixed_size_partitioner(PARTS),
+        config=config,
+    )
+
+
+def wide_deep_input_fn(tf):
+    rng = np.random.RandomState(0)
+    rows = WIDE_DEEP_BATCH * 64
+    ids = rng.randint(0, ID_ROWS, (rows, 1)).astype(np.int64)
+    x = rng.rand(rows, 8).astype(np.float32)
+    labels = ((ids[:, 0] % 2) ^ (x[:, 0] > 0.5)).astype(np.int64).reshape(-1, 1)
+
+    def input_fn():
+        dataset = tf.data.Dataset.from_tensor_slices(({"id": ids, "x": x}, labels))
+        return dataset.repeat().batch(WIDE_DEEP_BATCH)
+
+    return input_fn
+
+
+def mlp_input_fn(tf):
+    x, y = mlp_data()
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(MLP_BATCH)
+
+    return input_fn
+
+
+def run_task(side, model, model_dir, max_steps):
+    """One task of a job (TF_CONFIG names it; without it, the job in one process).
+
+    The chief (or the one process) prints the seconds its training took.
+    """
+    import tensorflow as tf
+
+    if side == "shim":
+        import tfestimator_compat  # noqa: F401  (installs tf.estimator)
+    tf.get_logger().setLevel("ERROR")
+    config = tf.estimator.RunConfig(
+        model_dir=model_dir,
+        save_checkpoints_steps=10**9,
+        save_summary_steps=0,
+        log_step_count_steps=10**9,
+        experimental_max_worker_delay_secs=0,
+    )
+    if model == "mlp":
+        estimator = tf.estimator.Estimator(mlp_model_fn(tf, tf.estimator), config=config)
+        input_fn = mlp_input_fn(tf)
+    else:
+        estimator = wide_deep_estimator(tf, model_dir, config)
+        input_fn = wide_deep_input_fn(tf)
+    start = time.perf_counter()
+    if "TF_CONFIG" in os.environ:
+        tf.estimator.train_and_evaluate(
+            estimator,
+            tf.estimator.TrainSpec(input_fn, max_steps=max_steps),
+            tf.estimator.EvalSpec(input_fn, steps=1),
+        )
+    else:
+        estimator.train(input_fn, max_steps=max_steps)
+    if config.is_chief:
+        print(json.dumps({"seconds": time.perf_counter() - start}), flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
+def start_task(python, side, model, model_dir, max_steps, tf_config):
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env.pop("TF_CONFIG", None)
+    if side == "shim":
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
+    if tf_config:
+        env["TF_CONFIG"] = json.dumps(tf_config)
+    command = [python, __file__, "--task", side, model, model_dir, str(max_steps)]
+    return subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+
+
+def job_seconds(python, side, model, workers, max_steps, timeout=900):
+    """Seconds the chief (or the one process) of a fresh job took to train to `max_steps`."""
+    model_dir = tempfile.mkdtemp(prefix=f"ps-{side}-{model}-")
+    try:
+        if not workers:
+            chief = start_task(python, side, model, model_dir, max_steps, None)
+            others = {}
+        else:
+            jobs = {"chief": 1, "worker": workers, "ps": PS_TASKS}
+            cluster = {
+                job: [f"localhost:{free_port()}" for _ in range(n)] for job, n in jobs.items()
+            }
+            tasks = {
+                (job, index): start_task(
+                    python,
+                    side,
+                    model,
+                    model_dir,
+                    max_steps,
+                    {"cluster": cluster, "task": {"type": job, "index": index}},
+                )
+                for job, n in jobs.items()
+                for index in range(n)
+            }
+            chief = tasks.pop(("chief", 0))
+            others = tasks
+        try:
+            stdout, stderr = chief.communicate(timeout=timeout)
+            if chief.returncode != 0:
+                raise RuntimeError(f"{side} {model} chief failed:\n{stderr[-3000:]}")
+            return json.loads(stdout.strip().splitlines()[-1])["seconds"]
+        finally:
+            end(others)
+    finally:
+        shutil.rmtree(model_dir, ignore_errors=True)
+
+
+def end(tasks, grace_secs=60):
+    """Waits for the workers and ps tasks to end; the original's ps tasks serve for good."""
+    deadline = time.time() + grace_secs
+    for (job, _), process in tasks.items():
+        try:
+            process.communicate(timeout=0.1 if job == "ps" else max(deadline - time.time(), 0.1))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+
+
+def steps_per_sec(python, side, model, workers, short, long):
+    """Steps/s between a short and a long job; NaN where noise made the long one no slower."""
+    short_secs = job_seconds(python, side, model, workers, short)
+    long_secs = job_seconds(python, side, model, workers, long)
+    if long_secs <= short_secs:
+        return float("nan")
+    return (long - short) / (long_secs - short_secs)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--original-python", help="interpreter with tensorflow-estimator 2.15")
+    parser.add_argument("--quick", action="store_true", help="shorter jobs, one round")
+    parser.add_argument("--rounds", type=int, help="rounds per side (default 2, 1 with --quick)")
+    parser.add_argument("--models", nargs="+", choices=MODELS, default=list(MODELS))
+    parser.add_argument("--task", nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.task:
+        side, model, model_dir, max_steps = args.task
+        return run_task(side, model, model_dir, int(max_steps))
+    short, long = (100, 1100) if args.quick else (200, 3200)
+    rounds = args.rounds or (1 if args.quick else 2)
+    sides = {"shim": sys.executable}
+    if args.original_python:
+        sides["original"] = args.original_python
+    best = {}
+    for _ in range(rounds):
+        for model in args.models:
+            for setup, workers in SETUPS.items():
+                for side, python in sides.items():
+                    rate = steps_per_sec(python, side, model, workers, short, long)
+                    key = (model, setup, side)
+                    best[key] = max(best.get(key, float("nan")), rate, key=_or_lowest)
+    print_table(best, sides, args.models, rounds, short, long)
+
+
+def _or_lowest(rate):
+    return float("-inf") if math.isnan(rate) else rate
+
+
+def print_table(best, sides, models, rounds, short, long):
+    header = f"{'model':11}{'setup':13}" + "".join(f"{side + ' steps/s':>18}" for side in sides)
+    if "original" in sides:
+        header += f"{'shim/original':>15}"
+    print(header)
+    for model in models:
+        for setup in SETUPS:
+            values = [best[model, setup, side] for side in sides]
+            row = f"{model:11}{setup:13}" + "".join(f"{value:>18.0f}" for value in values)
+            if "original" in sides:
+                row += f"{values[0] / values[1]:>14.2f}x"
+            print(row)
+    print(
+        f"{PS_TASKS} ps task and a chief beside the workers, all on this machine's "
+        f"{os.cpu_count()} CPUs; jobs of {short} and {long} steps, best of {rounds} rounds. "
+        "In the original the chief trains too."
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
