@@ -18,6 +18,7 @@ and restarted.
 import importlib.util
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -243,6 +244,23 @@ def test_a_killed_worker_and_a_killed_chief_do_not_end_the_job_and_rejoin_restar
     assert set(results) == set(processes), "every task ended with exit status 0"
     assert newest_step(model_dir) >= max_steps
     assert tf.train.load_variable(str(model_dir), "global_step") >= max_steps
+
+
+@pytest.mark.slow
+def test_a_tf1_optimizers_slots_live_on_their_variables_ps_task(jobs):
+    report = jobs["in_process"]["adam"]
+    assert report["variables"]["global_step"] == [5]
+    placements = report["placements"]
+    ps_task = {
+        name: re.search(r"/job:ps/replica:0/task:(\d)", device)
+        for name, device in placements.items()
+    }
+    for name in ("w", "b", "scale"):
+        for slot in ("Adam", "Adam_1"):
+            assert placements[f"{name}/{slot}:0"] == placements[f"{name}:0"], (name, slot)
+    assert placements["beta1_power:0"] == placements["b:0"]  # Adam: with the first by name
+    # Round robin over two tasks used both.
+    assert {match.group(1) for match in ps_task.values() if match} == {"0", "1"}
 
 
 @pytest.mark.slow

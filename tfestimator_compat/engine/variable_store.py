@@ -18,6 +18,7 @@ import numpy as np
 import tensorflow as tf
 from keras.src.backend.common import global_state
 from tensorflow.python.distribute import ps_values
+from tensorflow.python.eager import context
 from tensorflow.python.ops import lookup_ops
 
 from tfestimator_compat.engine import variable_initializers
@@ -120,6 +121,7 @@ class VariableStore:
                     "the model_fn. Pass an initializer or a callable instead, e.g. "
                     "tf.compat.v1.get_variable(name, initializer=...)."
                 )
+        placed = _ps_task_asked_for()
         with tf.init_scope():
             recipe = initial_value
             if callable(initial_value):
@@ -128,7 +130,7 @@ class VariableStore:
             if self._needs_strategy_scope(name, kwargs):
                 _remaking.active = True
                 try:
-                    with self._strategy.scope():
+                    with self._strategy.scope(), _placed_on(placed):
                         variable = _unwrapped(tf.Variable(**_variable_args(created)))
                 finally:
                     _remaking.active = False
@@ -229,6 +231,39 @@ _VARIABLE_ARGS = (
 def _variable_args(kwargs):
     """The creator's arguments that `tf.Variable` takes."""
     return {key: kwargs[key] for key in _VARIABLE_ARGS if kwargs.get(key) is not None}
+
+
+class _Device(collections.namedtuple("_Device", ["device", "name"])):
+    """What a strategy's `colocate_with` takes: something with a device."""
+
+
+def _ps_task_asked_for():
+    """The ps task's device a variable is asked to live on, or None.
+
+    A TF1 optimizer makes its slots (and Adam its beta powers) eagerly, in
+    `colocate_with(primary)`, which there is a device scope of the primary's
+    device. A parameter-server strategy places variables round robin unless
+    told to colocate, so without this a slot lands on another task than its
+    variable and the update op cannot be placed.
+    """
+    if not tf.executing_eagerly():
+        return None
+    device = context.context().device_name or ""
+    return _Device(device, device) if "/job:ps/" in device else None
+
+
+@contextlib.contextmanager
+def _placed_on(device):
+    """Makes the strategy create the variables made inside on `device` (a `_Device`)."""
+    if device is None:
+        yield
+        return
+
+    def creator(next_creator, **kwargs):
+        return next_creator(**dict(kwargs, colocate_with=device))
+
+    with tf.variable_creator_scope(creator):
+        yield
 
 
 def _unwrapped(variable):
