@@ -23,8 +23,10 @@ def steady_and_overhead(run, long, short=1, repeats=5):
     run(short)  # warm up: traces, caches, first checkpoint
     best_short = min(timed(lambda: run(short)) for _ in range(repeats))
     best_long = min(timed(lambda: run(long)) for _ in range(repeats))
-    rate = (long - short) / max(best_long - best_short, 1e-9)
-    return rate, best_short
+    if best_long <= best_short:
+        # Noise swamped the difference (a loaded machine): no figure, not an absurd one.
+        return float("nan"), best_short
+    return (long - short) / (best_long - best_short), best_short
 
 
 def run_json(python, script, *args):

@@ -612,6 +612,12 @@ FIGURES = (
 )
 
 
+def _best(best, figures):
+    """The best of the rounds' figures that came out (NaN: none did)."""
+    measured = [f for f in figures if f == f]
+    return best(measured) if measured else float("nan")
+
+
 def print_table(results, rounds):
     sides = list(next(iter(results.values())))
     ratios = [(a, b) for a, b in (("shim", "original"), ("shim", "native")) if b in sides]
@@ -620,7 +626,7 @@ def print_table(results, rounds):
     print(header)
     for workload, by_side in results.items():
         for name, best, fmt in FIGURES:
-            values = {side: best(r[name] for r in by_side[side]) for side in sides}
+            values = {side: _best(best, [r[name] for r in by_side[side]]) for side in sides}
             row = f"{workload:11}{name:16}" + "".join(
                 f"{fmt.format(values[side]):>11}" for side in sides
             )
