@@ -96,6 +96,7 @@ class ModelFnGraph:
         self._strategy = strategy
         self.num_replicas = distribution.num_replicas(strategy)
         self._ops_when_reads_were_ordered = 0
+        self._train_ops = []
         with strategy.scope() if strategy is not None else contextlib.nullcontext():
             self._wrapped = tf.compat.v1.wrap_function(self._build, signature=[])
         self._functions = {}
@@ -131,6 +132,8 @@ class ModelFnGraph:
             self.metric_values, updates = self._split_metrics(spec)
             self.metric_update_op = tf.group(*updates, name="metric_updates")
             self.summary_op = self._summary_op(spec)
+            train_op = getattr(spec, "train_op", None)
+            self._train_ops = [_as_op(train_op)] if train_op is not None else []
             self._add_global_step_read()
             self._initialize_tables_before_use(graph)
             self.initializer_overrides = self._initializer_overrides(graph)
@@ -209,12 +212,17 @@ class ModelFnGraph:
             return  # no op was added since the last pass: every read is ordered
         self._ops_when_reads_were_ordered = len(ops)
         handles = {id(inner) for _, inner in graph.captures}
+        global_step = {id(h) for h in _internal_handles([self.global_step], graph)}
+        # The step's updates: what the train op runs, and the global step's.
+        # Other writes (init_from_checkpoint's restores, hooks' own assigns)
+        # keep their order, or a restore would wait for the step's input.
+        in_step = _upstream(self._train_ops)
         reads, writes = {}, {}
         for op in ops:
             if op.type in _READ_OPS and op.inputs and id(op.inputs[0]) in handles:
                 reads.setdefault(id(op.inputs[0]), []).append(op)
             for handle in _written_handles(op):
-                if id(handle) in handles:
+                if id(handle) in handles and (op in in_step or id(handle) in global_step):
                     writes.setdefault(id(handle), []).append(op)
         if not writes:
             return
@@ -449,6 +457,23 @@ def _written_handles(op):
     if op.type.startswith(("ResourceApply", "ResourceSparseApply")):
         return [t for t in op.inputs if t.dtype == tf.resource]
     return []
+
+
+def _as_op(fetch):
+    return fetch if isinstance(fetch, tf.Operation) else fetch.op
+
+
+def _upstream(ops):
+    """`ops` and every op they wait for, through data or control edges."""
+    seen, pending = set(), list(ops)
+    while pending:
+        op = pending.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        pending.extend(tensor.op for tensor in op.inputs)
+        pending.extend(op.control_inputs)
+    return seen
 
 
 def _downstream(ops):
