@@ -49,6 +49,18 @@ def validate_hparams(hparams):
         raise ValueError("For pruning, tree_complexity must be positive.")
 
 
+def _state_variable(name, shape, dtype, value):
+    """A non-trainable resource variable of the ensemble's checkpointed state."""
+    return tf.compat.v1.get_variable(
+        name,
+        shape=shape,
+        dtype=dtype,
+        initializer=tf.compat.v1.constant_initializer(value),
+        trainable=False,
+        use_resource=True,
+    )
+
+
 class Ensemble:
     """The ensemble's and the grower's variables, created in the model_fn's graph.
 
@@ -67,16 +79,7 @@ class Ensemble:
         self.equality = tf.constant(layout.equality, tf.bool)
         trees, nodes = hparams.n_trees, self.num_nodes
 
-        def variable(name, shape, dtype, value):
-            return tf.compat.v1.get_variable(
-                name,
-                shape=shape,
-                dtype=dtype,
-                initializer=tf.compat.v1.constant_initializer(value),
-                trainable=False,
-                use_resource=True,
-            )
-
+        variable = _state_variable
         with tf.compat.v1.variable_scope(SCOPE, reuse=tf.compat.v1.AUTO_REUSE):
             self.feature = variable("tree_feature", [trees, nodes], tf.int32, -1)
             self.threshold = variable("tree_threshold", [trees, nodes], tf.int32, 0)
@@ -95,16 +98,7 @@ class Ensemble:
         """The grower's state: where it is, and the statistics of the layer being grown."""
         layout, hparams = self.layout, self.hparams
 
-        def variable(name, shape, dtype, value):
-            return tf.compat.v1.get_variable(
-                name,
-                shape=shape,
-                dtype=dtype,
-                initializer=tf.compat.v1.constant_initializer(value),
-                trainable=False,
-                use_resource=True,
-            )
-
+        variable = _state_variable
         with tf.compat.v1.variable_scope(SCOPE, reuse=tf.compat.v1.AUTO_REUSE):
             self.tree_index = variable("tree_index", [], tf.int32, 0)
             self.layer = variable("layer", [], tf.int32, 0)

@@ -465,27 +465,26 @@ def _as_op(fetch):
 
 def _upstream(ops):
     """`ops` and every op they wait for, through data or control edges."""
-    seen, pending = set(), list(ops)
-    while pending:
-        op = pending.pop()
-        if op in seen:
-            continue
-        seen.add(op)
-        pending.extend(tensor.op for tensor in op.inputs)
-        pending.extend(op.control_inputs)
-    return seen
+    return _reachable(ops, lambda op: [t.op for t in op.inputs] + list(op.control_inputs))
 
 
 def _downstream(ops):
     """`ops` and every op that waits for one of them, through data or control edges."""
+
+    def consumers(op):
+        return [c for output in op.outputs for c in output.consumers()] + op._control_outputs
+
+    return _reachable(ops, consumers)
+
+
+def _reachable(ops, neighbours):
     seen, pending = set(), list(ops)
     while pending:
         op = pending.pop()
         if op in seen:
             continue
         seen.add(op)
-        pending.extend(consumer for output in op.outputs for consumer in output.consumers())
-        pending.extend(op._control_outputs)
+        pending.extend(neighbours(op))
     return seen
 
 
