@@ -255,8 +255,9 @@ class Estimator:
             all_hooks += list(spec.training_chief_hooks)
         runner = HookRunner(session_hooks(all_hooks), graph)
         fetches = {"loss": spec.loss, "train_op": spec.train_op}
-        if stop_signal.stop_signal(graph.graph) is not None:
-            fetches[stop_signal.FETCH_KEY] = stop_signal.stop_signal(graph.graph)
+        stop = stop_signal.stop_signal(graph.graph)
+        if stop is not None:
+            fetches[stop_signal.FETCH_KEY] = stop
         loop = loop_class(
             runner,
             fetches,

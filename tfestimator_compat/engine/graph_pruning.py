@@ -22,7 +22,8 @@ _DROPPED_ATTRS = ("_class", "_tpu_replicate")
 # Where the new function's inputs are named: the imported nodes keep their
 # names only where no name in the graph starts like theirs.
 _INPUT_SCOPE = "pruned_inputs"
-_READ_OPS = frozenset({"ReadVariableOp"})
+# Reads a gated branch does not delay (a gather may be costly: it stays gated).
+_UNGATED_READ_OPS = frozenset({"ReadVariableOp"})
 
 
 class GraphDefCache:
@@ -84,7 +85,7 @@ def prune(wrapped, feeds, fetches, graph_defs=None, gated=None):
     reads = {
         name
         for name in gated_only
-        if nodes[name].op in _READ_OPS
+        if nodes[name].op in _UNGATED_READ_OPS
         and not any(_node_of(edge) in gated_only for edge in nodes[name].input)
     }
     _, read_edges = _needed_nodes(reads, nodes, replaced, needed)
@@ -98,11 +99,11 @@ def prune(wrapped, feeds, fetches, graph_defs=None, gated=None):
         if gated is not None:
             events = tf.compat.v1.placeholder(tf.bool, [], name=f"{_INPUT_SCOPE}/events")
         used = edges | gated_edges | {t.name for t in tensors + gated_tensors}
-        placeholders = _placeholders(graph, feeds, replaced, used)
+        captured = {internal.name: external for external, internal in graph.captures}
+        placeholders = _placeholders(captured, replaced, used)
         # Arguments first, then captures: the order a call passes them in.
         pruned.inputs.extend([events] if events is not None else [])
         pruned.inputs.extend(placeholders[f.name] for f in feeds)
-        captured = {internal.name: external for external, internal in graph.captures}
         for name, placeholder in placeholders.items():
             if name in captured:
                 pruned.add_capture(captured[name], placeholder)
@@ -140,7 +141,10 @@ def prune(wrapped, feeds, fetches, graph_defs=None, gated=None):
     pruned.structured_input_signature = None
     function = wrap_function.WrappedFunction(pruned, variable_holder=wrapped._variable_holder)
     function._num_positional_args = len(pruned.inputs) - len(pruned.internal_captures)
-    function._arg_keywords = [t.op.name for t in pruned.inputs[: function._num_positional_args]]
+    # Arguments are named after the tensors they feed, as `prune` named them.
+    function._arg_keywords = ([events.op.name] if events is not None else []) + [
+        f.op.name for f in feeds
+    ]
     return function
 
 
@@ -153,10 +157,9 @@ def _starts(fetched, replaced):
     ]
 
 
-def _placeholders(graph, feeds, replaced, used):
+def _placeholders(captured, replaced, used):
     """Original tensor name -> the placeholder standing for it in the new function:
     every feed (an argument, used or not), and the captures something uses."""
-    captured = {internal.name for internal in graph.internal_captures}
     placeholders = {}
     for name, tensor in replaced.items():
         if name not in captured or name in used or "^" + tensor.op.name in used:

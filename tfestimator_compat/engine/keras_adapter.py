@@ -265,7 +265,7 @@ class ModelFnModel(keras.Model):
         steps.graph_function = self._graph.function(steps.fetches, gated=gated)
 
     def _call_graph(self, data):
-        """Runs the active function on one step's data: a batch, or one per replica."""
+        """Runs the step function on one step's data: a batch, or one per replica."""
         flat = []
         for element in data if self._graph.num_replicas > 1 else (data,):
             features, labels = self._unpack(element)

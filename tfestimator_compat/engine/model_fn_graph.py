@@ -219,7 +219,7 @@ class ModelFnGraph:
         in_step = _upstream(self._train_ops)
         reads, writes = {}, {}
         for op in ops:
-            if op.type in _READ_OPS and op.inputs and id(op.inputs[0]) in handles:
+            if _uses(op, handles, _READ_OPS):
                 reads.setdefault(id(op.inputs[0]), []).append(op)
             for handle in _written_handles(op):
                 if id(handle) in handles and (op in in_step or id(handle) in global_step):
