@@ -10,6 +10,7 @@ import time
 import numpy as np
 import pytest
 import tensorflow as tf
+from google.protobuf import text_format
 from helpers import classifier_model_fn
 from helpers import dataset_input_fn
 
@@ -31,6 +32,9 @@ def test_layout_and_state_file_with_relative_paths(model_dir):
         assert f"model.ckpt-{step}.index" in files
         assert f"model.ckpt-{step}.data-00000-of-00001" in files
     assert {"checkpoint", "graph.pbtxt"} <= files
+    graph_text = open(os.path.join(model_dir, "graph.pbtxt")).read()
+    graph_def = text_format.Parse(graph_text, tf.compat.v1.GraphDef())
+    assert any(node.name.startswith("Adam/") for node in graph_def.node), "the train op's graph"
     assert any(name.startswith("events.out.tfevents") for name in files)
     state = open(os.path.join(model_dir, "checkpoint")).read()
     assert 'model_checkpoint_path: "model.ckpt-10"' in state

@@ -34,6 +34,7 @@ import tensorflow as tf
 
 from tfestimator_compat.engine import stop_signal
 from tfestimator_compat.engine import summaries
+from tfestimator_compat.engine import text_protos
 from tfestimator_compat.engine.keras_callbacks import KerasCallbacks
 from tfestimator_compat.hooks import NanLossDuringTrainingError
 
@@ -147,7 +148,7 @@ class TrainingLoop(_StepLoop):
         if self._saver is None:
             return
         if self._graph_def is not None and self._config.checkpoint_save_graph_def:
-            tf.io.write_graph(self._graph_def, self.model_dir, "graph.pbtxt")
+            text_protos.write(self._graph_def, os.path.join(self.model_dir, "graph.pbtxt"))
         for listener in self._listeners:
             listener.begin()
         self._save(self.step)

@@ -17,13 +17,13 @@ import os
 import shutil
 
 import tensorflow as tf
-from google.protobuf import text_format
 from tensorflow.core.protobuf import saved_model_pb2
 from tensorflow.python.saved_model import signature_def_utils
 from tensorflow.python.saved_model.model_utils import export_utils
 
 from tfestimator_compat import logs
 from tfestimator_compat import warm_starting
+from tfestimator_compat.engine import text_protos
 from tfestimator_compat.export import temp_dirs
 from tfestimator_compat.export.receivers import ServingInputReceiver
 from tfestimator_compat.export.receivers import SupervisedInputReceiver
@@ -280,8 +280,7 @@ def _finish_meta_graphs(export_dir, model_signature_defs, tags_of, as_text):
     if as_text:
         # As the original: the text form replaces the binary one.
         tf.io.gfile.remove(path)
-        with tf.io.gfile.GFile(os.path.join(export_dir, "saved_model.pbtxt"), "w") as f:
-            f.write(text_format.MessageToString(saved_model))
+        text_protos.write(saved_model, os.path.join(export_dir, "saved_model.pbtxt"))
     else:
         with tf.io.gfile.GFile(path, "wb") as f:
             f.write(saved_model.SerializeToString())
