@@ -25,7 +25,10 @@ alone), sides alternating, and each figure is the best of the rounds:
 "steady steps/s" is the difference between a long and a short `train()` (or
 `fit`) call, so per-call costs such as the final checkpoint drop out; "first
 train s" is the first call of all (tracing, graph build, session start);
-evaluate and predict rates time a call after a warm-up call.
+evaluate and predict rates time a call after a warm-up call. "op-time ceiling"
+(measured in the native program) is the steps/s of the model's kernels alone,
+on one fixed batch in one compiled loop: the most any program running them
+can reach on the machine.
 """
 
 import argparse
@@ -561,13 +564,41 @@ def native_bert(tf, keras, sizes, directory):
 
 
 def keras_figures(model, sizes, train_dataset, eval_dataset, predict_dataset, predict_rows):
-    return figures(
+    result = figures(
         sizes,
         train=lambda steps: model.fit(train_dataset, steps_per_epoch=steps, epochs=1, verbose=0),
         evaluate=lambda: model.evaluate(eval_dataset, steps=sizes.eval_batches, verbose=0),
         count_predictions=lambda rows: len(model.predict(predict_dataset(rows), verbose=0)),
         predict_rows=predict_rows,
     )
+    result["op-time ceiling"] = op_time_ceiling(model, sizes, train_dataset)
+    return result
+
+
+def op_time_ceiling(model, sizes, dataset):
+    """Training steps/s of the model's own kernels alone: forward, gradients and
+    the optimizer's update on one fixed batch, in one compiled loop, with no
+    input pipeline, callbacks or framework between steps. No program running
+    these kernels trains faster than this on the machine."""
+    import tensorflow as tf
+
+    features, labels = next(iter(dataset))
+
+    @tf.function
+    def steps(count):
+        for _ in tf.range(count):
+            with tf.GradientTape() as tape:
+                loss = model.compute_loss(features, labels, model(features, training=True))
+            variables = model.trainable_variables
+            model.optimizer.apply(tape.gradient(loss, variables), variables)
+
+    steps_per_s, _ = steady_and_overhead(
+        lambda count: steps(tf.constant(count)),
+        long=sizes.long,
+        short=sizes.short,
+        repeats=sizes.repeats,
+    )
+    return steps_per_s
 
 
 # ----------------------------------------------------------------------------
@@ -609,6 +640,8 @@ FIGURES = (
     ("eval batches/s", max, "{:.0f}"),
     ("predict rows/s", max, "{:.0f}"),
     ("peak RSS MiB", min, "{:.0f}"),
+    # Measured by the native program only (its model's kernels; see op_time_ceiling).
+    ("op-time ceiling", max, "{:.0f}"),
 )
 
 
@@ -626,7 +659,10 @@ def print_table(results, rounds):
     print(header)
     for workload, by_side in results.items():
         for name, best, fmt in FIGURES:
-            values = {side: _best(best, [r[name] for r in by_side[side]]) for side in sides}
+            values = {
+                side: _best(best, [r.get(name, float("nan")) for r in by_side[side]])
+                for side in sides
+            }
             row = f"{workload:11}{name:16}" + "".join(
                 f"{fmt.format(values[side]):>11}" for side in sides
             )
@@ -636,6 +672,13 @@ def print_table(results, rounds):
         f"best of {rounds} alternating rounds, {os.cpu_count()} CPUs; rates: higher is better, "
         "first train s and peak RSS: lower is better"
     )
+    for workload, by_side in results.items():
+        if "native" not in by_side or "shim" not in by_side:
+            continue
+        ceiling = _best(max, [r.get("op-time ceiling", float("nan")) for r in by_side["native"]])
+        steady = _best(max, [r["steady steps/s"] for r in by_side["shim"]])
+        share = steady / ceiling
+        print(f"{workload}: the shim trains at {share:.0%} of the op-time ceiling's steps/s")
 
 
 def main():

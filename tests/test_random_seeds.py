@@ -75,3 +75,109 @@ def test_a_seed_does_not_reach_a_later_estimator(tmp_path):
     second = initial_values(str(tmp_path / "unseeded_2"), None)
     assert not np.array_equal(first["c"], second["c"])
     assert not np.allclose(first["c"], ORIGINAL_SEEDED["c"])
+
+
+# ----------------------------------------------------------------------------
+# One op-seed counter per graph, as in the original: the input_fn's random ops
+# take the first op seeds, then the model_fn's, initializers among them.
+# The numbers are what tensorflow-estimator 2.15 printed for these programs.
+
+
+def recording_model_fn(features, labels, mode):
+    """Records each step's label and feature `x` in variables (`seen`, `noise`)."""
+    seen, noise = (
+        tf.compat.v1.get_variable(name, [16], initializer=tf.zeros_initializer(), trainable=False)
+        for name in ("seen", "noise")
+    )
+    w = tf.compat.v1.get_variable("w", [2], initializer=tf.compat.v1.random_uniform_initializer())
+    step = tf.compat.v1.train.get_global_step()
+    at = [[step % 16]]
+    label = tf.cast(tf.reshape(labels, [-1])[0], tf.float32) + 0.0 * tf.reduce_sum(w)
+    train_op = tf.group(
+        seen.assign(tf.tensor_scatter_nd_update(seen, at, [label])),
+        noise.assign(tf.tensor_scatter_nd_update(noise, at, [tf.reshape(features["x"], [-1])[0]])),
+        step.assign_add(1),
+    )
+    return est.EstimatorSpec(mode, loss=tf.constant(0.0), train_op=train_op)
+
+
+def recorded(model_dir, input_fn, seed, steps=(8,)):
+    estimator = est.Estimator(
+        recording_model_fn, config=est.RunConfig(model_dir=model_dir, tf_random_seed=seed)
+    )
+    for count in steps:
+        estimator.train(input_fn, steps=count)
+    return {name: estimator.get_variable_value(name) for name in ("seen", "noise", "w")}
+
+
+def shuffled_dataset_input_fn():
+    labels = tf.range(8)
+    features = {"x": tf.zeros([8])}
+    return tf.data.Dataset.from_tensor_slices((features, labels)).shuffle(8).batch(1).repeat()
+
+
+def test_a_datasets_shuffle_repeats_its_order_and_shifts_the_initial_values(tmp_path):
+    first = recorded(str(tmp_path / "first"), shuffled_dataset_input_fn, 42)
+    second = recorded(str(tmp_path / "second"), shuffled_dataset_input_fn, 42)
+    np.testing.assert_array_equal(first["seen"][:8], [6, 0, 3, 5, 4, 1, 7, 2])
+    np.testing.assert_array_equal(second["seen"], first["seen"])
+    # The shuffle took op seed 0, so `w` takes op seed 1.
+    np.testing.assert_allclose(first["w"], [0.15012848377227783, 0.6399253606796265], rtol=1e-6)
+
+
+def one_shot_iterator_input_fn():
+    features, labels = tf.compat.v1.data.make_one_shot_iterator(
+        shuffled_dataset_input_fn()
+    ).get_next()
+    features["x"] = features["x"] + tf.random.uniform([1])
+    return features, labels
+
+
+def test_a_tf1_iterators_random_ops_draw_in_step_order_from_each_call(tmp_path):
+    values = recorded(str(tmp_path), one_shot_iterator_input_fn, 7, steps=(8, 8))
+    order = [3, 4, 7, 1, 6, 2, 0, 5]
+    noise = [0.280009, 0.768949, 0.890898, 0.072666, 0.882467, 0.475797, 0.649589, 0.123831]
+    # Each train() call starts the input over, as the original's fresh graph did.
+    np.testing.assert_array_equal(values["seen"], order + order)
+    np.testing.assert_allclose(values["noise"], noise + noise, atol=1e-6)
+    np.testing.assert_allclose(values["w"], [0.4010878801345825, 0.37683892250061035], rtol=1e-6)
+
+
+def queue_input_fn():
+    (label,) = tf.compat.v1.train.slice_input_producer([tf.range(8)], shuffle=True, capacity=8)
+    labels = tf.compat.v1.train.batch([label], batch_size=1, capacity=1, num_threads=1)
+    return {"x": tf.zeros([1])}, labels
+
+
+def test_a_queue_input_shuffles_as_the_originals_graph(tmp_path):
+    values = recorded(str(tmp_path), queue_input_fn, 11)
+    np.testing.assert_array_equal(values["seen"][:8], [6, 1, 0, 4, 2, 7, 3, 5])
+    np.testing.assert_allclose(values["w"], [0.622838020324707, 0.22143793106079102], rtol=1e-6)
+
+
+def dropout_between_variables_model_fn(features, labels, mode):
+    normal = tf.compat.v1.random_normal_initializer
+    a = tf.compat.v1.get_variable("a", [3], initializer=normal())
+    x = tf.compat.v1.nn.dropout(features["x"] * a, rate=0.5)
+    e = tf.compat.v1.Variable(lambda: tf.random.normal([3]), name="e")  # no shape: made at once
+    c = tf.compat.v1.get_variable("c", [3], initializer=normal())
+    kept = tf.compat.v1.get_variable("kept", [3], initializer=tf.zeros_initializer())
+    loss = tf.reduce_sum(x * c + e)
+    minimize = tf.compat.v1.train.GradientDescentOptimizer(0.0).minimize(
+        loss, tf.compat.v1.train.get_global_step()
+    )
+    return est.EstimatorSpec(mode, loss=loss, train_op=tf.group(minimize, kept.assign(x[0])))
+
+
+def test_a_dropout_between_variables_takes_its_op_seed_in_creation_order(tmp_path):
+    config = est.RunConfig(model_dir=str(tmp_path), tf_random_seed=42)
+    estimator = est.Estimator(dropout_between_variables_model_fn, config=config)
+    estimator.train(lambda: tf.data.Dataset.from_tensors(({"x": tf.ones([1, 3])}, [0])), steps=1)
+    expected = {
+        "a": [-0.3010156750679016, 0.5185916423797607, -0.1569397747516632],
+        "e": [0.11935383826494217, -0.10138487815856934, 0.529117226600647],
+        "c": [0.8021454811096191, 0.5056790113449097, 1.8120126724243164],
+        "kept": [0.0, 1.0371832847595215, -0.3138795495033264],  # the dropout's mask
+    }
+    for name, values in expected.items():
+        np.testing.assert_allclose(estimator.get_variable_value(name), values, rtol=1e-6)

@@ -563,6 +563,7 @@ class Estimator:
             self._params_for(mode),
             self.config,
             self._strategy_for(mode),
+            first_op_seed=inputs.op_seeds,
         )
 
     def _variables_of(self, graph):

@@ -69,6 +69,7 @@ class PerWorkerInput:
         inputs = traced["inputs"]
         self.structure = inputs.structure
         self.input_fn = input_fn
+        self.op_seeds = inputs.op_seeds
         self._element_spec = traced["element_spec"]
         spec = tf.data.IteratorSpec(self._element_spec)
         remote = []

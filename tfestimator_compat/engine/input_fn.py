@@ -23,10 +23,12 @@ import contextlib
 
 import tensorflow as tf
 from tensorflow.python.data.ops import dataset_ops
+from tensorflow.python.framework import random_seed
 
 from tfestimator_compat import fn_args
 from tfestimator_compat import logs
 from tfestimator_compat.engine import input_errors
+from tfestimator_compat.engine import random_seeds
 from tfestimator_compat.engine.input_structure import FlatStructure
 from tfestimator_compat.engine.input_structure import NestedStructure
 from tfestimator_compat.engine.input_structure import features_and_labels
@@ -51,6 +53,8 @@ class InputFnResult:
         self.structure = structure
         self._graph_input = graph_input
         self.input_fn = input_fn
+        # How many op seeds the input_fn's random ops took (`random_seeds.input_fn_seeds`).
+        self.op_seeds = 0
 
     @property
     def source(self):
@@ -88,7 +92,8 @@ class InputFnResult:
     def trace_key(self):
         """Equal for inputs a traced model_fn can be reused with."""
         specs = repr(self.dataset.element_spec)
-        return (self.structure.key, specs, self.endless)
+        # The model_fn's random ops take op seeds after the input_fn's.
+        return (self.structure.key, specs, self.endless, self.op_seeds)
 
     def features_only(self):
         """The same input without labels, as PREDICT mode reads it."""
@@ -99,7 +104,9 @@ class InputFnResult:
             structure = NestedStructure(False)
         else:
             features, structure = self.dataset, self.structure.features_only()
-        return InputFnResult(features, structure, self._graph_input, self.input_fn)
+        without_labels = InputFnResult(features, structure, self._graph_input, self.input_fn)
+        without_labels.op_seeds = self.op_seeds
+        return without_labels
 
     def warn_if_evaluation_never_ends(self, steps):
         """Warns (once per input_fn) that `evaluate(steps=None)` of an endless input hangs."""
@@ -156,11 +163,19 @@ def call_input_fn(input_fn, mode, params, config, context=None):
     if "input_context" in names:
         kwargs["input_context"] = context or tf.distribute.InputContext()
 
+    seed = getattr(config, "tf_random_seed", None)
+    op_seeds = []
+
     def call():
-        return input_fn(**kwargs)
+        with random_seeds.input_fn_seeds(seed) as taken:
+            result = input_fn(**kwargs)
+        op_seeds.append(taken.count)
+        return result
 
     inputs = _read(call)
     inputs.input_fn = input_fn
+    # The call that made the input: the last one.
+    inputs.op_seeds = op_seeds[-1] if op_seeds else 0
     # Reading ahead overlaps input with the steps, as a Session's queue did.
     inputs.dataset = inputs.dataset.prefetch(tf.data.AUTOTUNE)
     return inputs
@@ -265,9 +280,15 @@ def _tf1_iterators(make_iterator):
     def patched(dataset, *args, **kwargs):
         return make_iterator(dataset)
 
+    def patched_one_shot(dataset, *args, **kwargs):
+        # TF1's one-shot iterator took an op seed (to seed its dataset
+        # function), so the random ops after it take the ones after.
+        random_seed.get_seed(None)
+        return make_iterator(dataset)
+
     try:
         for owner, name, _ in saved:
-            setattr(owner, name, patched)
+            setattr(owner, name, patched_one_shot if "one_shot" in name else patched)
         yield
     finally:
         for owner, name, original in saved:
@@ -303,7 +324,11 @@ def _mapped_iterator(call, eager_dataset):
     def apply(*components):
         return _element(transform(*tf.nest.flatten(components, expand_composites=True)))
 
-    dataset = eager_dataset.map(apply, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    # A random op after get_next() drew one value per Session run, in order:
+    # its map runs one element at a time then.
+    stateful = any(op._is_stateful for op in transform.graph.get_operations())
+    parallel = None if stateful else tf.data.AUTOTUNE
+    dataset = eager_dataset.map(apply, num_parallel_calls=parallel, deterministic=True)
     return InputFnResult(dataset, structure)
 
 

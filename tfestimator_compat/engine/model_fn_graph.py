@@ -83,10 +83,16 @@ class ModelFnGraph:
         strategy: a `tf.distribute.Strategy` to call the model_fn once per
             replica under (see `distribution`), or None for one call. The
             inputs are then one batch per replica, in replica order.
+        first_op_seed: the op seed the graph's first random op takes: the
+            input_fn's took the ones before, in the original's graph
+            (`random_seeds`).
     """
 
-    def __init__(self, model_fn, mode, make_inputs, store, params, config, strategy=None):
+    def __init__(
+        self, model_fn, mode, make_inputs, store, params, config, strategy=None, first_op_seed=0
+    ):
         self.mode = mode
+        self._first_op_seed = first_op_seed
         self._model_fn = model_fn
         self._make_inputs = make_inputs
         self._store = store
@@ -113,7 +119,7 @@ class ModelFnGraph:
         return list(self._resources.resources)
 
     def _build(self):
-        with self._store.seeds.tracing():
+        with self._store.seeds.tracing(self._first_op_seed):
             self._build_seeded()
 
     def _build_seeded(self):

@@ -1,14 +1,21 @@
 """`RunConfig.tf_random_seed` seeds one Estimator's graphs, and nothing else.
 
 The original called `tf.compat.v1.set_random_seed` on each Estimator's own
-graph: initial values and random ops repeated from run to run, while the
-process-wide seeds (`tf.random.set_seed`, NumPy, Python's `random`) and other
-Estimators were left alone. Here the model_fn is traced into a graph that gets
-the seed in the same way, and each variable's initial value is computed the way
-a TF1 graph computed it: in a graph of its own, with this Estimator's graph
-seed, and op seeds handed out in creation order. Running the initializer in a
-fresh graph (not eagerly) also gives two initializers with the same explicit
-op seed the same values, as in TF1; eagerly, the second one would continue the
+graph: random ops repeated from run to run, while the process-wide seeds
+(`tf.random.set_seed`, NumPy, Python's `random`) and other Estimators were
+left alone. A random op without an op seed took the graph's next one, in
+creation order: first the input_fn's (a Dataset's `shuffle`), then the
+model_fn's, its variables' initializers among them (a dropout between two
+layers shifts the second layer's initial values).
+
+Here the same counter runs through the same calls: the input_fn is called
+with its random ops seeded as that graph seeded them (`input_fn_seeds`), the
+model_fn's trace continues from where the input_fn stopped, and each variable's
+initializer takes the trace's next op seeds when the variable is made. The
+initializer is computed outside the trace, in a graph of its own or with the
+other new variables' (`initial_values`), starting from those seeds. Running it
+in a graph (not eagerly) also gives two initializers with the same explicit op
+seed the same values, as in TF1; eagerly, the second one would continue the
 first one's random stream.
 """
 
@@ -36,16 +43,19 @@ class GraphSeeds:
 
     def __init__(self, seed=None):
         self.seed = seed
-        self._next_op_seed = 0
 
     @contextlib.contextmanager
-    def tracing(self):
+    def tracing(self, first_op_seed=0):
         """Seeds the model_fn graph being traced, for the duration of the trace.
 
-        Keras 3 layers draw their initializers' seeds from Python's `random`
-        when they are built, so that is seeded too, and put back afterwards.
+        Its random ops take op seeds from `first_op_seed` on: the input_fn took
+        the ones before (`InputFnResult.op_seeds`). Keras 3 layers draw their
+        initializers' seeds from Python's `random` when they are built, so that
+        is seeded too, and put back afterwards.
         """
-        tf.compat.v1.get_default_graph().seed = self.seed
+        graph = tf.compat.v1.get_default_graph()
+        graph.seed = self.seed
+        random_seed._graph_to_seed_dict[graph] = first_op_seed
         if self.seed is None:
             yield
             return
@@ -59,37 +69,130 @@ class GraphSeeds:
             random.setstate(state)
             global_state.set_global_attribute(KERAS_SEED_GENERATOR, keras_generator)
 
-    def initial_value(self, initializer):
-        """Runs a variable's `initializer` callable as a TF1 graph would have.
+    @staticmethod
+    def next_op_seed() -> int:
+        """The op seed the next random op of the graph being built takes."""
+        if tf.executing_eagerly():
+            return 0
+        return random_seed._graph_to_seed_dict.get(tf.compat.v1.get_default_graph(), 0)
 
-        Returns the value, and a function of no argument that computes it again
-        with the same op seeds (in the current graph, when called in one), as
-        the variable's TF1 initializer op did.
-        """
-        first_op_seed = self._next_op_seed
-        value = self._run(initializer, first_op_seed, advance=True)
-        return value, lambda: self._run(initializer, first_op_seed, advance=False)
-
-    def _run(self, initializer, first_op_seed, advance):
-        def build():
+    @staticmethod
+    def skip_op_seeds(count):
+        """Moves the graph being built past `count` op seeds: those an existing
+        variable's initializer took when it was made, as in the fresh graph of
+        each of the original's calls."""
+        if count and not tf.executing_eagerly():
             graph = tf.compat.v1.get_default_graph()
-            graph.seed = self.seed
-            random_seed._graph_to_seed_dict[graph] = first_op_seed
-            value = initializer()
-            if advance:
-                self._next_op_seed = random_seed._graph_to_seed_dict.get(graph, first_op_seed)
+            random_seed._graph_to_seed_dict[graph] = GraphSeeds.next_op_seed() + count
+
+    def initial_value(self, name, initializer, first_op_seed):
+        """Runs a variable's `initializer` callable in a graph of its own, with op
+        seeds from `first_op_seed` on, as a TF1 graph would have.
+
+        Returns the value, the op seed after the ones it took, and a function of
+        no argument that computes it again with the same op seeds (in the
+        current graph, when called in one), as the variable's TF1 initializer
+        op did.
+        """
+        ends = []
+
+        def build():
+            value, end = self.build_initial_value(name, initializer, first_op_seed)
+            ends.append(end)
             return value
 
-        with _without_graph_optimizations():
-            return tf.compat.v1.wrap_function(build, signature=[])()
+        with without_graph_optimizations():
+            value = tf.compat.v1.wrap_function(build, signature=[])()
+        return value, ends[0], self.recipe(name, initializer, first_op_seed)
+
+    def build_initial_value(self, name, initializer, first_op_seed):
+        """Builds the initializer of variable `name` in the current graph, under
+        the name scope TF1 gave it, with op seeds from `first_op_seed` on;
+        returns its value and the op seed after them."""
+        graph = tf.compat.v1.get_default_graph()
+        graph.seed = self.seed
+        random_seed._graph_to_seed_dict[graph] = first_op_seed
+        with tf.name_scope(f"{name}/Initializer/"):
+            value = initializer()
+        return value, random_seed._graph_to_seed_dict.get(graph, first_op_seed)
+
+    def recipe(self, name, initializer, first_op_seed):
+        """The function of no argument `initial_value` returns last."""
+
+        def build():
+            return self.build_initial_value(name, initializer, first_op_seed)[0]
+
+        def recompute():
+            with without_graph_optimizations():
+                return tf.compat.v1.wrap_function(build, signature=[])()
+
+        return recompute
 
 
 @contextlib.contextmanager
-def _without_graph_optimizations():
+def input_fn_seeds(seed):
+    """Seeds the random ops an input_fn makes as the original's graph seeded them.
+
+    The original called the input_fn in the Estimator's graph, so with a
+    `tf_random_seed` a Dataset's `shuffle()` (and any random op without its own
+    seed) repeated its order from run to run. Here the input_fn runs eagerly
+    (or in a graph of its own): inside, random ops take graph seed `seed` and op
+    seeds counted from 0, and so do the Dataset functions traced meanwhile.
+    Yields an object whose `.count` is the number of op seeds taken, once the
+    block ends; the model_fn's trace goes on from there. Nothing changes
+    without a seed, and the process-wide seeds are put back afterwards.
+    """
+    taken = _OpSeedsTaken()
+    if seed is None:
+        yield taken
+    elif tf.executing_eagerly():
+        ctx = context.context()
+        # `_rng` exists once a process-wide seed was set.
+        held = ctx._seed, ctx.__dict__.get("_rng")
+        ctx._seed, ctx._rng = seed, taken
+        try:
+            yield taken
+        finally:
+            ctx._seed = held[0]
+            if held[1] is None:
+                del ctx._rng
+            else:
+                ctx._rng = held[1]
+    else:
+        # Called while a function is traced (a parameter-server worker's input).
+        graph = tf.compat.v1.get_default_graph()
+        held = graph.seed, random_seed._graph_to_seed_dict.get(graph)
+        graph.seed = seed
+        random_seed._graph_to_seed_dict[graph] = 0
+        try:
+            yield taken
+        finally:
+            taken.count = random_seed._graph_to_seed_dict[graph]
+            graph.seed = held[0]
+            if held[1] is None:
+                random_seed._graph_to_seed_dict.pop(graph, None)
+            else:
+                random_seed._graph_to_seed_dict[graph] = held[1]
+
+
+class _OpSeedsTaken:
+    """Stands in for the eager context's op-seed generator: where a TF1 graph's
+    counter would give 0, 1, 2, ... to random ops without an op seed, so does this."""
+
+    def __init__(self):
+        self.count = 0
+
+    def randint(self, low, high):
+        value, self.count = self.count, self.count + 1
+        return value
+
+
+@contextlib.contextmanager
+def without_graph_optimizations():
     """Runs functions called inside without Grappler.
 
-    An initializer's graph is a few ops that run once; optimizing it took as
-    long as everything else (about 4 ms a variable, a second for a BERT-sized
+    Initializers' graphs are small and run once; optimizing one took as long
+    as everything else (about 4 ms a variable, a second for a BERT-sized
     model_fn). Grappler never changes what random ops draw, so the values are
     the same.
     """

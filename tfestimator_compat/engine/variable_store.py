@@ -22,6 +22,7 @@ from tensorflow.python.eager import context
 from tensorflow.python.ops import lookup_ops
 
 from tfestimator_compat.engine import variable_initializers
+from tfestimator_compat.engine.initial_values import DeferredInitialValues
 from tfestimator_compat.engine.random_seeds import GraphSeeds
 
 _GraphKeys = tf.compat.v1.GraphKeys
@@ -51,6 +52,8 @@ class VariableStore:
     def __init__(self, strategy=None, seed=None):
         self._strategy = strategy
         self.seeds = GraphSeeds(seed)
+        self._deferred = DeferredInitialValues(self.seeds)
+        self._op_seeds_taken = {}  # key -> how many op seeds its initializer took
         self._variables = {}
         self._local_initial_values = {}
         self._tables = {}
@@ -75,6 +78,10 @@ class VariableStore:
             variable = self._variables.get(key)
             if variable is None:
                 variable = self._create(next_creator, name, kwargs, key)
+            else:
+                # The original made its initializer again in each call's graph,
+                # where it took op seeds as it did the first time.
+                self.seeds.skip_op_seeds(self._op_seeds_taken.get(key, 0))
             _add_to_collections(variable, kwargs, self.is_local(key))
             return variable
 
@@ -84,9 +91,32 @@ class VariableStore:
         try:
             with tf.variable_creator_scope(creator):
                 yield
+        except BaseException:
+            self._initialize_deferred(failing=True)
+            raise
+        else:
+            self._initialize_deferred()
         finally:
             _CURRENT.reset(token)
             global_state.set_global_attribute("object_name_uids", uids)
+
+    def _initialize_deferred(self, failing=False):
+        """Gives the variables created holding zeros their initial values
+        (`initial_values`). If that fails, they leave the store: a later trace
+        makes them again. `failing`: the scope is ending with an error, which
+        is the one to raise."""
+        try:
+            keys = self._deferred.compute()
+        except Exception:
+            for key in self._deferred.discard():
+                self._variables.pop(key, None)
+                self._local_initial_values.pop(key, None)
+            if failing:
+                return
+            raise
+        for key in keys:
+            if key in self._local_initial_values:
+                self._local_initial_values[key] = np.array(self._variables[key].numpy())
 
     def table(self, name, make):
         """The store's lookup table `name`, made by `make()` the first time.
@@ -122,10 +152,19 @@ class VariableStore:
                     "tf.compat.v1.get_variable(name, initializer=...)."
                 )
         placed = _ps_task_asked_for()
+        # The initializer takes the op seeds the trace's next random op would.
+        first_op_seed = end_op_seed = self.seeds.next_op_seed()
         with tf.init_scope():
-            recipe = initial_value
-            if callable(initial_value):
-                initial_value, recipe = self.seeds.initial_value(initial_value)
+            recipe = initializer = initial_value
+            deferred = callable(initial_value) and DeferredInitialValues.can_defer(kwargs)
+            if deferred:
+                initial_value = DeferredInitialValues.stand_in(kwargs)
+            elif callable(initial_value):
+                # It may read earlier variables: they get their values first.
+                self._initialize_deferred()
+                initial_value, end_op_seed, recipe = self.seeds.initial_value(
+                    name, initial_value, first_op_seed
+                )
             created = dict(kwargs, initial_value=initial_value, name=name + "/")
             if self._needs_strategy_scope(name, kwargs):
                 _remaking.active = True
@@ -137,11 +176,16 @@ class VariableStore:
             else:
                 variable = next_creator(**created)
             variable = _seen_from_traces(variable, name)
-            variable_initializers.remember_initial_value(
-                variable, recipe, per_device_copies(variable)
-            )
+            copies = per_device_copies(variable)
+            if deferred:
+                end_op_seed = self._deferred.add(key, name, initializer, copies, first_op_seed)
+                recipe = self.seeds.recipe(name, initializer, first_op_seed)
+            variable_initializers.remember_initial_value(variable, recipe, copies)
             if _is_local(name, kwargs):
-                self._local_initial_values[key] = np.array(variable.numpy())
+                # Its value once it has it (`_initialize_deferred`).
+                self._local_initial_values[key] = None if deferred else np.array(variable.numpy())
+        self._op_seeds_taken[key] = end_op_seed - first_op_seed
+        self.seeds.skip_op_seeds(end_op_seed - first_op_seed)
         self._variables[key] = variable
         return variable
 
@@ -159,6 +203,7 @@ class VariableStore:
 
     def mark_local(self, variables):
         """Makes `variables` evaluation state: reset per call, never saved."""
+        self._initialize_deferred()
         names = {id(v): n for n, v in self._variables.items()}
         for variable in variables:
             name = names.get(id(_tf_variable(variable)))
