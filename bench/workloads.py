@@ -651,6 +651,11 @@ def _best(best, figures):
     return best(measured) if measured else float("nan")
 
 
+def _figure(by_side, side, name, best):
+    """One side's figure `name`, the best of its rounds (NaN where none measured it)."""
+    return _best(best, [r.get(name, float("nan")) for r in by_side[side]])
+
+
 def print_table(results, rounds):
     sides = list(next(iter(results.values())))
     ratios = [(a, b) for a, b in (("shim", "original"), ("shim", "native")) if b in sides]
@@ -659,10 +664,7 @@ def print_table(results, rounds):
     print(header)
     for workload, by_side in results.items():
         for name, best, fmt in FIGURES:
-            values = {
-                side: _best(best, [r.get(name, float("nan")) for r in by_side[side]])
-                for side in sides
-            }
+            values = {side: _figure(by_side, side, name, best) for side in sides}
             row = f"{workload:11}{name:16}" + "".join(
                 f"{fmt.format(values[side]):>11}" for side in sides
             )
@@ -675,9 +677,9 @@ def print_table(results, rounds):
     for workload, by_side in results.items():
         if "native" not in by_side or "shim" not in by_side:
             continue
-        ceiling = _best(max, [r.get("op-time ceiling", float("nan")) for r in by_side["native"]])
-        steady = _best(max, [r["steady steps/s"] for r in by_side["shim"]])
-        share = steady / ceiling
+        share = _figure(by_side, "shim", "steady steps/s", max) / _figure(
+            by_side, "native", "op-time ceiling", max
+        )
         print(f"{workload}: the shim trains at {share:.0%} of the op-time ceiling's steps/s")
 
 

@@ -94,16 +94,8 @@ class GraphSeeds:
         current graph, when called in one), as the variable's TF1 initializer
         op did.
         """
-        ends = []
-
-        def build():
-            value, end = self.build_initial_value(name, initializer, first_op_seed)
-            ends.append(end)
-            return value
-
-        with without_graph_optimizations():
-            value = tf.compat.v1.wrap_function(build, signature=[])()
-        return value, ends[0], self.recipe(name, initializer, first_op_seed)
+        value, end = self._run(name, initializer, first_op_seed)
+        return value, end, self.recipe(name, initializer, first_op_seed)
 
     def build_initial_value(self, name, initializer, first_op_seed):
         """Builds the initializer of variable `name` in the current graph, under
@@ -118,15 +110,20 @@ class GraphSeeds:
 
     def recipe(self, name, initializer, first_op_seed):
         """The function of no argument `initial_value` returns last."""
+        return lambda: self._run(name, initializer, first_op_seed)[0]
+
+    def _run(self, name, initializer, first_op_seed):
+        """`build_initial_value` in a graph of its own, run once, without Grappler."""
+        ends = []
 
         def build():
-            return self.build_initial_value(name, initializer, first_op_seed)[0]
+            value, end = self.build_initial_value(name, initializer, first_op_seed)
+            ends.append(end)
+            return value
 
-        def recompute():
-            with without_graph_optimizations():
-                return tf.compat.v1.wrap_function(build, signature=[])()
-
-        return recompute
+        with without_graph_optimizations():
+            value = tf.compat.v1.wrap_function(build, signature=[])()
+        return value, ends[0]
 
 
 @contextlib.contextmanager
