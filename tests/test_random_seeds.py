@@ -181,3 +181,126 @@ def test_a_dropout_between_variables_takes_its_op_seed_in_creation_order(tmp_pat
     }
     for name, values in expected.items():
         np.testing.assert_allclose(estimator.get_variable_value(name), values, rtol=1e-6)
+
+
+class NoiseRecorder(tf.compat.v1.train.SessionRunHook):
+    """Fetches the model_fn's noise tensor at every step."""
+
+    def __init__(self):
+        self.seen = []
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs("noise:0")
+
+    def after_run(self, run_context, run_values):
+        self.seen.append(float(run_values.results))
+
+
+def dropout_and_noise_model_fn(features, labels, mode):
+    training = mode == est.ModeKeys.TRAIN
+    hidden = tf.nn.relu(tf.matmul(features["x"], tf.compat.v1.get_variable("w0", [4, 8])))
+    if training:
+        hidden = tf.compat.v1.nn.dropout(hidden, rate=0.5)
+    noise = tf.reduce_sum(tf.compat.v1.random_normal([2], stddev=0.1), name="noise")
+    logits = tf.matmul(hidden, tf.compat.v1.get_variable("w1", [8, 1])) + noise
+    loss = tf.compat.v1.losses.mean_squared_error(labels, logits)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.05).minimize(
+        loss, tf.compat.v1.train.get_global_step()
+    )
+    return est.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def sums_input_fn():
+    x = np.random.RandomState(0).rand(64, 4).astype(np.float32)
+    return tf.data.Dataset.from_tensor_slices(({"x": x}, x.sum(1, keepdims=True))).batch(8).repeat()
+
+
+def test_a_model_fns_random_ops_start_over_in_each_call(tmp_path):
+    # Steps that write summaries or log run other functions than the rest;
+    # all of them draw from one sequence per call, as the original's Session.
+    config = est.RunConfig(
+        model_dir=str(tmp_path), tf_random_seed=3, log_step_count_steps=7, save_summary_steps=5
+    )
+    estimator = est.Estimator(dropout_and_noise_model_fn, config=config)
+    recorder = NoiseRecorder()
+    losses = []
+    for _ in range(3):
+        estimator.train(sums_input_fn, steps=4, hooks=[recorder])
+        estimator.train(sums_input_fn, steps=16)
+        losses.append(estimator.evaluate(sums_input_fn, steps=2)["loss"])
+    # The original's (2.15) figures for the same program.
+    noise = [0.07967513799667358, 0.0007628574967384338, 0.2737163305282593, 0.07189260423183441]
+    np.testing.assert_allclose(recorder.seen, noise * 3, rtol=1e-6)
+    np.testing.assert_allclose(losses, [0.257182, 0.21782266, 0.19961749], rtol=1e-5)
+    w1 = [-0.451160, 0.577373, 0.445546, 0.564298, 0.401147, -0.322059, -0.089871, 0.720091]
+    np.testing.assert_allclose(estimator.get_variable_value("w1").ravel(), w1, atol=2e-6)
+
+
+def eager_random_input_fn():
+    x = tf.random.normal([64, 4], seed=1)
+    labels = tf.reduce_sum(x, 1, keepdims=True) + tf.compat.v1.random_uniform([64, 1], seed=5)
+    return tf.data.Dataset.from_tensor_slices(({"x": x}, labels)).batch(8).repeat()
+
+
+ORIGINAL_EAGER_INPUT_WEIGHTS = {
+    3: [
+        [0.8129888772964478, 0.6297154426574707, 0.6470835208892822, 0.8926640748977661],
+        [0.9411999583244324, 0.8285963535308838, 0.8579462170600891, 1.0178941488265991],
+        [0.9608784317970276, 0.8951966166496277, 0.9247822165489197, 1.0293878316879272],
+    ],
+    None: [
+        [0.6168234348297119, 0.34771037101745605, 0.40214085578918457, 0.8571583032608032],
+        [0.8277780413627625, 0.607745349407196, 0.6189543008804321, 1.0253913402557373],
+        [0.9027411341667175, 0.7419170141220093, 0.7258833050727844, 1.0712823867797852],
+    ],
+}
+
+
+@pytest.mark.parametrize("seed", [3, None])
+def test_an_input_fns_eager_random_tensors_start_over_in_each_call(tmp_path, seed):
+    def model_fn(features, labels, mode):
+        w = tf.compat.v1.get_variable("w", [4, 1], initializer=tf.zeros_initializer())
+        loss = tf.compat.v1.losses.mean_squared_error(labels, tf.matmul(features["x"], w))
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+            loss, tf.compat.v1.train.get_global_step()
+        )
+        return est.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    tf.random.set_seed(11)  # the original's input_fn graph did not see a process-wide seed
+    config = est.RunConfig(model_dir=str(tmp_path), tf_random_seed=seed)
+    estimator = est.Estimator(model_fn, config=config)
+    weights = []
+    for _ in range(3):
+        estimator.train(eager_random_input_fn, steps=5)
+        weights.append(estimator.get_variable_value("w").ravel())
+    # The original's (2.15) figures: each call draws the same data.
+    expected = ORIGINAL_EAGER_INPUT_WEIGHTS[seed]
+    np.testing.assert_allclose(weights, expected, rtol=1e-5)
+
+
+def test_random_ops_that_keep_their_state_are_named_in_a_warning(tmp_path, caplog):
+    def model_fn(features, labels, mode):
+        x = features["x"]
+        shuffled = tf.random.shuffle(x, seed=1)  # no stateless twin draws the same order
+        in_cond = tf.cond(
+            tf.reduce_sum(x) > 0, lambda: tf.nn.dropout(x, rate=0.5), lambda: tf.identity(x)
+        )
+        noise = tf.random.normal([1], seed=2)  # restarts with the call: not named
+        loss = tf.reduce_sum(shuffled + in_cond + noise)
+        return est.EstimatorSpec(
+            mode,
+            loss=loss,
+            train_op=tf.compat.v1.assign_add(tf.compat.v1.train.get_global_step(), 1),
+        )
+
+    config = est.RunConfig(model_dir=str(tmp_path), tf_random_seed=4)
+    estimator = est.Estimator(model_fn, config=config)
+    with caplog.at_level("WARNING", logger="tensorflow"):
+        estimator.train(
+            lambda: tf.data.Dataset.from_tensors(({"x": tf.ones([1, 3])}, [0])), steps=1
+        )
+    (message,) = [r.getMessage() for r in caplog.records if "keep their state" in r.getMessage()]
+    assert "RandomShuffle," in message
+    assert "cond/dropout/random_uniform/RandomUniform (in cond_true" in message
+    assert "random_normal" not in message
+    assert "migration_guide/concepts.md" in message

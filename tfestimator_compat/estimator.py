@@ -534,7 +534,9 @@ class Estimator:
         """
         key = (mode, inputs.trace_key)
         if key in self._reusable:
-            return self._reusable[key]
+            graph, model = self._reusable[key]
+            graph.random_ops.restart()
+            return graph, model
         graph = self._trace(mode, inputs)
         model = ModelFnModel(graph, inputs.unpack, inputs.endless)
         model.compile()
@@ -564,6 +566,9 @@ class Estimator:
             self.config,
             self._strategy_for(mode),
             first_op_seed=inputs.op_seeds,
+            # A parameter server's workers run the steps where this process's
+            # counters are not: their random ops keep their kernels.
+            restartable_random_ops=not self._store.on_parameter_servers,
         )
 
     def _variables_of(self, graph):

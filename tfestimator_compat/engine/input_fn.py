@@ -28,6 +28,7 @@ from tensorflow.python.framework import random_seed
 from tfestimator_compat import fn_args
 from tfestimator_compat import logs
 from tfestimator_compat.engine import input_errors
+from tfestimator_compat.engine import random_ops
 from tfestimator_compat.engine import random_seeds
 from tfestimator_compat.engine.input_structure import FlatStructure
 from tfestimator_compat.engine.input_structure import NestedStructure
@@ -167,7 +168,7 @@ def call_input_fn(input_fn, mode, params, config, context=None):
     op_seeds = []
 
     def call():
-        with random_seeds.input_fn_seeds(seed) as taken:
+        with random_seeds.input_fn_seeds(seed) as taken, random_ops.restarting_eager_random_ops():
             result = input_fn(**kwargs)
         op_seeds.append(taken.count)
         return result

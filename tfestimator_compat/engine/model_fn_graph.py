@@ -23,6 +23,7 @@ from tfestimator_compat import keras_flavours
 from tfestimator_compat import logs
 from tfestimator_compat.engine import graph_pruning
 from tfestimator_compat.engine import keras_optimizers_in_graph as keras_optimizers
+from tfestimator_compat.engine import random_ops
 from tfestimator_compat.engine.input_structure import flat_tensors
 from tfestimator_compat.engine.input_structure import map_leaves
 from tfestimator_compat.engine.tensor_semantics import tf1_tensor_semantics
@@ -86,12 +87,27 @@ class ModelFnGraph:
         first_op_seed: the op seed the graph's first random op takes: the
             input_fn's took the ones before, in the original's graph
             (`random_seeds`).
+        restartable_random_ops: whether seeded random ops draw from counters
+            that `random_ops.restart()` sets back at each call, as from the
+            original's fresh Session (`random_ops`); an export leaves them
+            stateful, as the original's SavedModel had them.
     """
 
     def __init__(
-        self, model_fn, mode, make_inputs, store, params, config, strategy=None, first_op_seed=0
+        self,
+        model_fn,
+        mode,
+        make_inputs,
+        store,
+        params,
+        config,
+        strategy=None,
+        first_op_seed=0,
+        restartable_random_ops=False,
     ):
         self.mode = mode
+        self._restartable_random_ops = restartable_random_ops
+        self.random_ops = random_ops.RandomOpCounters()
         self._first_op_seed = first_op_seed
         self._model_fn = model_fn
         self._make_inputs = make_inputs
@@ -135,6 +151,8 @@ class ModelFnGraph:
                 spec = distribution.call_for_each_replica(
                     self._strategy, self._call_model_fn, replica_inputs
                 )
+            if self._restartable_random_ops:
+                spec = self._make_random_ops_restartable(graph, spec)
             self.metric_values, updates = self._split_metrics(spec)
             self.metric_update_op = tf.group(*updates, name="metric_updates")
             self.summary_op = self._summary_op(spec)
@@ -147,6 +165,16 @@ class ModelFnGraph:
         self.collections = {
             key: graph.get_collection(key) for key in graph.get_all_collection_keys()
         }
+
+    def _make_random_ops_restartable(self, graph, spec):
+        """Gives the seeded random ops counters that each call restarts
+        (`random_ops`); returns `spec` with the outputs it names of replaced ops
+        swapped for their twins'."""
+        self.random_ops = random_ops.make_restartable(graph)
+        return spec._replace(
+            predictions=self.random_ops.substitute(spec.predictions),
+            loss=self.random_ops.substitute(spec.loss),
+        )
 
     def _call_model_fn(self, features, labels):
         kwargs = fn_args.model_fn_kwargs(

@@ -136,13 +136,12 @@ def input_fn_seeds(seed):
     (or in a graph of its own): inside, random ops take graph seed `seed` and op
     seeds counted from 0, and so do the Dataset functions traced meanwhile.
     Yields an object whose `.count` is the number of op seeds taken, once the
-    block ends; the model_fn's trace goes on from there. Nothing changes
-    without a seed, and the process-wide seeds are put back afterwards.
+    block ends; the model_fn's trace goes on from there. Without a seed the
+    input_fn's graph had none either, so a process-wide `tf.random.set_seed`
+    does not reach its random ops; it is put back afterwards.
     """
     taken = _OpSeedsTaken()
-    if seed is None:
-        yield taken
-    elif tf.executing_eagerly():
+    if tf.executing_eagerly():
         ctx = context.context()
         # `_rng` exists once a process-wide seed was set.
         held = ctx._seed, ctx.__dict__.get("_rng")

@@ -21,6 +21,7 @@ from tensorflow.python.distribute import ps_values
 from tensorflow.python.eager import context
 from tensorflow.python.ops import lookup_ops
 
+from tfestimator_compat import parameter_servers
 from tfestimator_compat.engine import variable_initializers
 from tfestimator_compat.engine.initial_values import DeferredInitialValues
 from tfestimator_compat.engine.random_seeds import GraphSeeds
@@ -57,6 +58,11 @@ class VariableStore:
         self._variables = {}
         self._local_initial_values = {}
         self._tables = {}
+
+    @property
+    def on_parameter_servers(self) -> bool:
+        """Whether the variables live on a parameter-server cluster's `ps` tasks."""
+        return parameter_servers.is_ps_strategy(self._strategy)
 
     @contextlib.contextmanager
     def scope(self):
