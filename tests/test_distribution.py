@@ -308,12 +308,16 @@ import tfestimator_compat as est
 def model_fn(features, labels, mode):
     w = tf.compat.v1.get_variable("w", [1, 1])
     loss = tf.reduce_mean((tf.matmul(features["x"], w) - labels) ** 2)
+    # Built in every mode, as many model_fns do: in an evaluate() without
+    # eval_distribute it updates the mirrored variables outside the strategy.
+    step = tf.compat.v1.train.get_global_step()
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, step)
     if mode == est.ModeKeys.EVAL:
         ones = tf.ones_like(labels, tf.bool)
         examples = tf.compat.v1.metrics.true_positives(ones, ones)
-        return est.EstimatorSpec(mode, loss=loss, eval_metric_ops={"examples": examples})
-    step = tf.compat.v1.train.get_global_step()
-    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, step)
+        return est.EstimatorSpec(
+            mode, loss=loss, train_op=train_op, eval_metric_ops={"examples": examples}
+        )
     return est.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 def input_fn():  # three batches of 8
@@ -321,10 +325,13 @@ def input_fn():  # three batches of 8
     return tf.data.Dataset.from_tensor_slices(({"x": x}, x)).batch(8)
 
 seen = {}
-for name, devices in (("single", None), ("mirrored", ["/cpu:0", "/cpu:1"])):
+two = ["/cpu:0", "/cpu:1"]
+for name, devices, evaluate_on_them in (
+    ("single", None, False), ("mirrored", two, True), ("trained_mirrored", two, False)
+):
     strategy = devices and tf.distribute.MirroredStrategy(devices)
     config = est.RunConfig(os.path.join(sys.argv[1], name), train_distribute=strategy,
-                           eval_distribute=strategy)
+                           eval_distribute=strategy if evaluate_on_them else None)
     estimator = est.Estimator(model_fn, config=config)
     estimator.train(input_fn, steps=1)
     seen[name] = int(estimator.evaluate(input_fn)["examples"])
@@ -341,4 +348,6 @@ def test_a_batch_left_over_for_fewer_replicas_than_the_strategy_has_is_not_used(
         timeout=300,
         env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
     )
-    assert parse_result(out.stdout, out.stderr, out.returncode) == {"single": 24, "mirrored": 16}
+    # Evaluated on one device after mirrored training, every batch is used.
+    expected = {"single": 24, "mirrored": 16, "trained_mirrored": 24}
+    assert parse_result(out.stdout, out.stderr, out.returncode) == expected

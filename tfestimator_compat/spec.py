@@ -114,14 +114,22 @@ def _require_tensor(value, field):
     return value
 
 
+def _update_op(train_op):
+    """`v.assign_add(1)` returns a variable in TF2; its op is the update."""
+    return train_op.op if isinstance(train_op, tf.Variable) else train_op
+
+
 def _validate_train_op(train_op, mode):
     if train_op is None:
         if mode == ModeKeys.TRAIN:
             raise ValueError("Missing train_op.")
         return None
-    if isinstance(train_op, tf.Variable):
-        # `v.assign_add(1)` returns a variable in TF2; its op is the update.
-        train_op = train_op.op
+    if isinstance(train_op, tf.types.experimental.distributed.Mirrored):
+        # Updates of a strategy's variables made outside it (a model_fn that
+        # builds its train_op in every mode, in evaluate() after training with
+        # train_distribute): one per device; the original's variables were plain.
+        train_op = tf.group(*[_update_op(value) for value in train_op.values])
+    train_op = _update_op(train_op)
     if not isinstance(train_op, (tf.Tensor, tf.Operation)):
         raise TypeError(f"train_op must be Operation or Tensor, given: {train_op}")
     _in_default_graph(train_op, "train_op")
