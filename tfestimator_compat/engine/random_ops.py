@@ -59,9 +59,6 @@ class RandomOpCounters:
         self._counters = list(counters)
         self._replacements = dict(replacements or {})
 
-    def __len__(self):
-        return len(self._counters)
-
     def restart(self):
         """Makes the random ops draw from the start again, as a new Session's did."""
         for counter in self._counters:
