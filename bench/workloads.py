@@ -25,7 +25,9 @@ alone), sides alternating, and each figure is the best of the rounds:
 "steady steps/s" is the difference between a long and a short `train()` (or
 `fit`) call, so per-call costs such as the final checkpoint drop out; "first
 train s" is the first call of all (tracing, graph build, session start);
-evaluate and predict rates time a call after a warm-up call. "op-time ceiling"
+"fixed-batch steps/s" is the same with one batch repeated (`Dataset.from_tensors(
+batch).repeat()`): the program's own training step, with no input pipeline in
+front of it. Evaluate and predict rates time a call after a warm-up call. "op-time ceiling"
 (measured in the native program) is the steps/s of the model's kernels alone,
 on one fixed batch in one compiled loop: the most any program running them
 can reach on the machine.
@@ -35,6 +37,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import sys
 import tempfile
 
@@ -200,6 +203,7 @@ def run_wide_deep(tf, estimator_module, sizes, directory):
         classifier,
         sizes,
         train_input_fn=lambda: census_records(tf, paths, 256, repeat=True),
+        fixed_batch=first_batch(tf, census_records(tf, paths, 256, repeat=True)),
         eval_input_fn=lambda: census_records(tf, paths, 256, repeat=True),
         predict_input_fn=lambda rows: census_in_memory(tf, rows, 256),
         predict_rows=sizes.predict_rows,
@@ -249,6 +253,7 @@ def run_cnn(tf, estimator_module, sizes, directory):
         estimator,
         sizes,
         train_input_fn=input_fn,
+        fixed_batch=first_batch(tf, input_fn()),
         eval_input_fn=input_fn,
         predict_input_fn=predict_input_fn,
         predict_rows=min(sizes.small_predict_rows, len(pixels)),
@@ -377,6 +382,7 @@ def run_bert(tf, estimator_module, tpu, sizes, directory):
         estimator,
         sizes,
         train_input_fn=input_fn,
+        fixed_batch=first_batch(tf, input_fn({"batch_size": 32})),
         eval_input_fn=input_fn,
         predict_input_fn=predict_input_fn,
         predict_rows=min(sizes.small_predict_rows, len(ids)),
@@ -388,6 +394,7 @@ def estimator_figures(
     estimator,
     sizes,
     train_input_fn,
+    fixed_batch,
     eval_input_fn,
     predict_input_fn,
     predict_rows,
@@ -400,17 +407,39 @@ def estimator_figures(
     return figures(
         sizes,
         train=lambda steps: estimator.train(train_input_fn, steps=steps),
+        train_fixed=lambda steps: estimator.train(repeated(fixed_batch), steps=steps),
         evaluate=lambda: estimator.evaluate(eval_input_fn, steps=sizes.eval_batches),
         count_predictions=lambda rows: sum(1 for _ in estimator.predict(make_input_fn(rows))),
         predict_rows=predict_rows,
     )
 
 
-def figures(sizes, train, evaluate, count_predictions, predict_rows):
-    """The table's figures from one side's train(steps), evaluate() and prediction count."""
+def first_batch(tf, dataset):
+    """`dataset`'s first element as numpy arrays, for `repeated`."""
+    return tf.nest.map_structure(lambda tensor: tensor.numpy(), next(iter(dataset)))
+
+
+def repeated(batch):
+    """An input_fn that repeats one batch: the estimator's own step, with no input
+    pipeline in front of it (the numpy arrays become constants of its graph)."""
+
+    def input_fn(params=None):
+        import tensorflow as tf
+
+        return tf.data.Dataset.from_tensors(batch).repeat()
+
+    return input_fn
+
+
+def figures(sizes, train, train_fixed, evaluate, count_predictions, predict_rows):
+    """The table's figures from one side's train(steps), train_fixed(steps) (on one
+    batch repeated), evaluate() and prediction count."""
     first_train = timed(lambda: train(sizes.first_steps))
     steps_per_s, _ = steady_and_overhead(
         train, long=sizes.long, short=sizes.short, repeats=sizes.repeats
+    )
+    fixed_steps_per_s, _ = steady_and_overhead(
+        train_fixed, long=sizes.long, short=sizes.short, repeats=sizes.repeats
     )
     evaluate()
     evaluate_s = timed(evaluate)
@@ -423,6 +452,7 @@ def figures(sizes, train, evaluate, count_predictions, predict_rows):
     predict_s = timed(lambda: predict(predict_rows))
     return {
         "steady steps/s": steps_per_s,
+        "fixed-batch steps/s": fixed_steps_per_s,
         "first train s": first_train,
         "eval batches/s": sizes.eval_batches / evaluate_s,
         "predict rows/s": predict_rows / predict_s,
@@ -564,9 +594,17 @@ def native_bert(tf, keras, sizes, directory):
 
 
 def keras_figures(model, sizes, train_dataset, eval_dataset, predict_dataset, predict_rows):
+    import tensorflow as tf
+
+    fixed_dataset = repeated(first_batch(tf, train_dataset))()
+
+    def fit(dataset, steps):
+        return model.fit(dataset, steps_per_epoch=steps, epochs=1, verbose=0)
+
     result = figures(
         sizes,
-        train=lambda steps: model.fit(train_dataset, steps_per_epoch=steps, epochs=1, verbose=0),
+        train=lambda steps: fit(train_dataset, steps),
+        train_fixed=lambda steps: fit(fixed_dataset, steps),
         evaluate=lambda: model.evaluate(eval_dataset, steps=sizes.eval_batches, verbose=0),
         count_predictions=lambda rows: len(model.predict(predict_dataset(rows), verbose=0)),
         predict_rows=predict_rows,
@@ -636,6 +674,7 @@ WORKLOADS = ("wide_deep", "cnn", "bert")
 # Figure name, which of the rounds is best, format.
 FIGURES = (
     ("steady steps/s", max, "{:.0f}"),
+    ("fixed-batch steps/s", max, "{:.0f}"),
     ("first train s", min, "{:.2f}"),
     ("eval batches/s", max, "{:.0f}"),
     ("predict rows/s", max, "{:.0f}"),
@@ -675,12 +714,39 @@ def print_table(results, rounds):
         "first train s and peak RSS: lower is better"
     )
     for workload, by_side in results.items():
+        print_steady_rounds(workload, by_side)
         if "native" not in by_side or "shim" not in by_side:
             continue
         share = _figure(by_side, "shim", "steady steps/s", max) / _figure(
             by_side, "native", "op-time ceiling", max
         )
         print(f"{workload}: the shim trains at {share:.0%} of the op-time ceiling's steps/s")
+
+
+def print_steady_rounds(workload, by_side):
+    """Each round's steady steps/s per side, and the shim's ratio to the original
+    round by round: the two ran minutes apart, so their ratio is steadier on a
+    noisy machine than the ratio of the bests."""
+    steady = {
+        side: [r.get("steady steps/s", float("nan")) for r in runs]
+        for side, runs in by_side.items()
+    }
+    print(
+        f"{workload} steady steps/s by round: "
+        + "; ".join(
+            f"{side} " + " ".join(f"{value:.0f}" for value in values)
+            for side, values in steady.items()
+        )
+    )
+    ratios = [
+        s / o for s, o in zip(steady["shim"], steady.get("original", ())) if s == s and o == o
+    ]
+    if ratios:
+        print(
+            f"{workload} shim/original by round: "
+            + " ".join(f"{ratio:.2f}" for ratio in ratios)
+            + f" (median {statistics.median(ratios):.2f}x)"
+        )
 
 
 def main():
