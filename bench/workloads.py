@@ -25,9 +25,10 @@ alone), sides alternating, and each figure is the best of the rounds:
 "steady steps/s" is the difference between a long and a short `train()` (or
 `fit`) call, so per-call costs such as the final checkpoint drop out; "first
 train s" is the first call of all (tracing, graph build, session start);
-"fixed-batch steps/s" is the same with one batch repeated (`Dataset.from_tensors(
-batch).repeat()`): the program's own training step, with no input pipeline in
-front of it. Evaluate and predict rates time a call after a warm-up call. "op-time ceiling"
+"fixed-batch steps/s" is the same on one batch repeated
+(`Dataset.from_tensors(batch).repeat()`): the program's own training step, with
+no input pipeline in front of it. Evaluate and predict rates time a call after
+a warm-up call. "op-time ceiling"
 (measured in the native program) is the steps/s of the model's kernels alone,
 on one fixed batch in one compiled loop: the most any program running them
 can reach on the machine.
@@ -199,12 +200,16 @@ def wide_deep_estimator(tf, estimator_module, model_dir):
 def run_wide_deep(tf, estimator_module, sizes, directory):
     paths = write_census_records(tf, directory, sizes.records)
     classifier = wide_deep_estimator(tf, estimator_module, os.path.join(directory, "model"))
+
+    def input_fn():
+        return census_records(tf, paths, 256, repeat=True)
+
     return estimator_figures(
         classifier,
         sizes,
-        train_input_fn=lambda: census_records(tf, paths, 256, repeat=True),
-        fixed_batch=first_batch(tf, census_records(tf, paths, 256, repeat=True)),
-        eval_input_fn=lambda: census_records(tf, paths, 256, repeat=True),
+        train_input_fn=input_fn,
+        fixed_batch=first_batch(tf, input_fn()),
+        eval_input_fn=input_fn,
         predict_input_fn=lambda rows: census_in_memory(tf, rows, 256),
         predict_rows=sizes.predict_rows,
     )
@@ -698,13 +703,13 @@ def _figure(by_side, side, name, best):
 def print_table(results, rounds):
     sides = list(next(iter(results.values())))
     ratios = [(a, b) for a, b in (("shim", "original"), ("shim", "native")) if b in sides]
-    header = f"{'workload':11}{'figure':16}" + "".join(f"{side:>11}" for side in sides)
+    header = f"{'workload':11}{'figure':20}" + "".join(f"{side:>11}" for side in sides)
     header += "".join(f"{a + '/' + b:>15}" for a, b in ratios)
     print(header)
     for workload, by_side in results.items():
         for name, best, fmt in FIGURES:
             values = {side: _figure(by_side, side, name, best) for side in sides}
-            row = f"{workload:11}{name:16}" + "".join(
+            row = f"{workload:11}{name:20}" + "".join(
                 f"{fmt.format(values[side]):>11}" for side in sides
             )
             row += "".join(f"{values[a] / values[b]:>14.2f}x" for a, b in ratios)
