@@ -1,5 +1,7 @@
 """Every form an input_fn may return is read to its end."""
 
+import gc
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -84,3 +86,40 @@ def test_single_tensor_features(model_dir):
     estimator = est.Estimator(model_fn, model_dir=model_dir)
     predictions = list(estimator.predict(lambda: tf.data.Dataset.from_tensor_slices(x).batch(4)))
     assert len(predictions) == 6 and predictions[0].shape == (1,)
+
+
+@pytest.mark.parametrize("distribute", [None, "mirrored"])
+def test_a_call_that_stops_before_its_input_ends_closes_the_input_when_it_returns(
+    model_dir, distribute
+):
+    # Keras keeps the last iterator in a reference cycle; were it left to the
+    # garbage collector, a later call would stall while it stopped the old
+    # input's threads. The original's Session closed it at the end of each call.
+    x, y = linear_data(16)
+    closed = []
+
+    def rows():
+        try:
+            while True:
+                yield {"x": x}, y
+        finally:
+            closed.append(True)
+
+    def input_fn():
+        signature = ({"x": tf.TensorSpec([16, 3])}, tf.TensorSpec([16], tf.int64))
+        return tf.data.Dataset.from_generator(rows, output_signature=signature).prefetch(2)
+
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0"]) if distribute else None
+    config = est.RunConfig(train_distribute=strategy, eval_distribute=strategy)
+    estimator = est.Estimator(classifier_model_fn, model_dir=model_dir, params={}, config=config)
+    gc.disable()
+    try:
+        estimator.train(input_fn, steps=3)
+        assert closed == [True]
+        estimator.train(input_fn, max_steps=8)
+        assert closed == [True, True]
+        estimator.evaluate(input_fn, steps=2)
+        assert closed == [True, True, True]
+    finally:
+        gc.enable()
+    assert estimator.get_variable_value("global_step") == 8

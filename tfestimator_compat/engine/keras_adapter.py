@@ -182,6 +182,7 @@ class ModelFnModel(keras.Model):
         self.event_every = None
         self.event_outputs = {}
         self._predict_iterator = None
+        self._read_iterators = []  # what the current fit or evaluate reads
         with tf.init_scope():
             self._loss_total = tf.Variable(0.0, trainable=False, name="eval_loss_total")
         # Checkpoint name -> variable: what callbacks see as the weights (no global step).
@@ -387,6 +388,8 @@ class ModelFnModel(keras.Model):
         """What Keras calls per iteration of its loop: one chunk of steps."""
 
         def run(iterator):
+            if not any(read is iterator for read in self._read_iterators):
+                self._read_iterators.append(iterator)
             multi_step = self._cached(kind, lambda: self._multi_step_function(step_function))
             n, every = self.steps_per_call, self.event_every or self.steps_per_call
             first, outputs, ran, events = multi_step(iterator, tf.constant(n), tf.constant(every))
@@ -396,6 +399,31 @@ class ModelFnModel(keras.Model):
             return {"loss": outputs["loss"]} if "loss" in outputs else {}
 
         return run
+
+    def fit(self, *args, **kwargs):
+        try:
+            return super().fit(*args, **kwargs)
+        finally:
+            self._release_read_iterators()
+
+    def evaluate(self, *args, **kwargs):
+        try:
+            return super().evaluate(*args, **kwargs)
+        finally:
+            self._release_read_iterators()
+
+    def _release_read_iterators(self):
+        """Frees the input iterators the loop read, now that it is over.
+
+        When a loop stops before its input ends (`steps=`, `max_steps`, a
+        repeated dataset), Keras's epoch iterator keeps the iterator in a
+        reference cycle, so only a later garbage collection would destroy it:
+        in the middle of another call, which would then wait for the old
+        input's reader threads to stop (stalls of up to a second).
+        """
+        for iterator in self._read_iterators:
+            _release(iterator)
+        self._read_iterators = []
 
     def record_call(self, first, last, ran, events):
         """Keeps what a call of the multi-step function returned, for the loop callbacks."""
@@ -538,6 +566,28 @@ class ModelFnModel(keras.Model):
                     )
                 ]
                 yield tf.nest.pack_sequence_as(layout["structure"], flat)
+
+
+# Where a (distributed) iterator keeps the iterators it reads, and its resources.
+_INNER_ITERATORS = ("_iterators", "_iterator", "_device_iterators")
+_RESOURCES = ("_iterator_resource", "_multi_device_iterator_resource")
+
+
+def _release(iterator):
+    """Drops the resource handles of `iterator` and the iterators inside it.
+
+    A tf.data iterator's resource (its buffers and threads) is destroyed when
+    its last handle goes; the Python objects left, unusable, go with the
+    cycle that holds them.
+    """
+    for name in _RESOURCES:
+        if getattr(iterator, name, None) is not None:
+            setattr(iterator, name, None)
+    for name in _INNER_ITERATORS:
+        inner = getattr(iterator, name, None)
+        for each in inner if isinstance(inner, (list, tuple)) else [inner]:
+            if each is not None:
+                _release(each)
 
 
 def _value_of(variable):
