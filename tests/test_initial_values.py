@@ -55,3 +55,21 @@ def test_an_initializer_failing_when_run_names_its_variable_and_leaves_no_zeros(
     # The next call makes `w` again instead of keeping it at the zeros it started from.
     estimator.train(input_fn, steps=1)
     np.testing.assert_array_equal(estimator.get_variable_value("w"), [1.0, 1.0])
+
+
+def test_a_variable_initialized_from_a_constant_tensor_gets_its_value(tmp_path):
+    def model_fn(features, labels, mode):
+        v = tf.compat.v1.Variable(tf.constant([2.0, 5.0]), name="v")
+        return spec(mode, tf.reduce_sum(v) * features["x"][0, 0])
+
+    estimator = train(tmp_path, model_fn)
+    np.testing.assert_array_equal(estimator.get_variable_value("v"), [2.0, 5.0])
+
+
+def test_a_variable_initialized_from_a_computed_tensor_is_named_in_the_error(tmp_path):
+    def model_fn(features, labels, mode):
+        v = tf.compat.v1.Variable(features["x"][0] * 2.0, name="from_features")
+        return spec(mode, tf.reduce_sum(v))
+
+    with pytest.raises(ValueError, match="'from_features'.*Pass an initializer"):
+        train(tmp_path, model_fn)

@@ -148,15 +148,9 @@ class VariableStore:
         return {name: self._tables[name] for name in names if name in self._tables}
 
     def _create(self, next_creator, name, kwargs, key):
-        initial_value = kwargs["initial_value"]
-        if tf.is_tensor(initial_value) and not tf.executing_eagerly():
-            initial_value = tf.get_static_value(initial_value)
-            if initial_value is None:
-                raise ValueError(
-                    f"Variable {name!r} is initialized from a tensor computed in "
-                    "the model_fn. Pass an initializer or a callable instead, e.g. "
-                    "tf.compat.v1.get_variable(name, initializer=...)."
-                )
+        """Makes the store's variable `key` when a trace first asks for it:
+        eagerly, its initializer taking the op seeds the original's took."""
+        initial_value = _static_initial_value(name, kwargs["initial_value"])
         placed = _ps_task_asked_for()
         # The initializer takes the op seeds the trace's next random op would.
         first_op_seed = end_op_seed = self.seeds.next_op_seed()
@@ -172,16 +166,7 @@ class VariableStore:
                     name, initial_value, first_op_seed
                 )
             created = dict(kwargs, initial_value=initial_value, name=name + "/")
-            if self._needs_strategy_scope(name, kwargs):
-                _remaking.active = True
-                try:
-                    with self._strategy.scope(), _placed_on(placed):
-                        variable = _unwrapped(tf.Variable(**_variable_args(created)))
-                finally:
-                    _remaking.active = False
-            else:
-                variable = next_creator(**created)
-            variable = _seen_from_traces(variable, name)
+            variable = self._new_variable(next_creator, name, created, placed)
             copies = per_device_copies(variable)
             if deferred:
                 end_op_seed = self._deferred.add(key, name, initializer, copies, first_op_seed)
@@ -194,6 +179,21 @@ class VariableStore:
         self.seeds.skip_op_seeds(end_op_seed - first_op_seed)
         self._variables[key] = variable
         return variable
+
+    def _new_variable(self, next_creator, name, created, placed):
+        """The variable made from `created` (the creator's kwargs with its initial
+        value), under the strategy where `_needs_strategy_scope` says so (on the
+        `ps` task `placed` asked for), as traces see it."""
+        if self._needs_strategy_scope(name, created):
+            _remaking.active = True
+            try:
+                with self._strategy.scope(), _placed_on(placed):
+                    variable = _unwrapped(tf.Variable(**_variable_args(created)))
+            finally:
+                _remaking.active = False
+        else:
+            variable = next_creator(**created)
+        return _seen_from_traces(variable, name)
 
     def _needs_strategy_scope(self, name, kwargs):
         """Whether a global variable is made outside the strategy (a mode that does
@@ -282,6 +282,21 @@ _VARIABLE_ARGS = (
 def _variable_args(kwargs):
     """The creator's arguments that `tf.Variable` takes."""
     return {key: kwargs[key] for key in _VARIABLE_ARGS if kwargs.get(key) is not None}
+
+
+def _static_initial_value(name, initial_value):
+    """`initial_value`, a constant where the model_fn passed a tensor: a value
+    computed in its graph cannot initialize a variable made outside it."""
+    if not tf.is_tensor(initial_value) or tf.executing_eagerly():
+        return initial_value
+    value = tf.get_static_value(initial_value)
+    if value is None:
+        raise ValueError(
+            f"Variable {name!r} is initialized from a tensor computed in "
+            "the model_fn. Pass an initializer or a callable instead, e.g. "
+            "tf.compat.v1.get_variable(name, initializer=...)."
+        )
+    return value
 
 
 class _Device(collections.namedtuple("_Device", ["device", "name"])):
