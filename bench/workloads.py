@@ -700,6 +700,11 @@ def _figure(by_side, side, name, best):
     return _best(best, [r.get(name, float("nan")) for r in by_side[side]])
 
 
+def _cell(fmt, value):
+    """`value` in `fmt`, blank where nothing measured it (the ceiling's other sides)."""
+    return "" if value != value else fmt.format(value)
+
+
 def print_table(results, rounds):
     sides = list(next(iter(results.values())))
     ratios = [(a, b) for a, b in (("shim", "original"), ("shim", "native")) if b in sides]
@@ -710,9 +715,9 @@ def print_table(results, rounds):
         for name, best, fmt in FIGURES:
             values = {side: _figure(by_side, side, name, best) for side in sides}
             row = f"{workload:11}{name:20}" + "".join(
-                f"{fmt.format(values[side]):>11}" for side in sides
+                f"{_cell(fmt, values[side]):>11}" for side in sides
             )
-            row += "".join(f"{values[a] / values[b]:>14.2f}x" for a, b in ratios)
+            row += "".join(f"{_cell('{:.2f}x', values[a] / values[b]):>15}" for a, b in ratios)
             print(row)
     print(
         f"best of {rounds} alternating rounds, {os.cpu_count()} CPUs; rates: higher is better, "
