@@ -31,14 +31,14 @@ from tensorflow.python.framework import random_seed
 
 _logging = tf.compat.v1.logging
 _PYTHON_RANDOM_DRAWN = (
-    "tf_random_seed does not seed the initial values of Keras layers "
-    "(tf.keras.layers.*, and tf.compat.v1.layers.* without a kernel_initializer) "
-    "nor Keras's own random ops: they take their seeds from Python's random module, "
-    "as in the original. They repeat from run to run, and equal the original's, only "
-    "where the program seeds it (random.seed or tf.keras.utils.set_random_seed); "
-    "the original's numpy_input_fn and pandas_input_fn reseeded it from the system, "
-    "so with those inputs its values never repeated. Pass a seeded initializer to "
-    "repeat them; see migration_guide/concepts.md (tf_random_seed)."
+    "tf_random_seed: the initial values of Keras layers (tf.keras.layers.*, and "
+    "tf.compat.v1.layers.* without a kernel_initializer) repeat from run to run here, "
+    "but differ from the original's: its Keras 2 initializers took their seeds from "
+    "Python's random module, not from tf_random_seed (they repeated only where the "
+    "program seeded it, and never after a numpy_input_fn or pandas_input_fn, which "
+    "reseeded it from the system). Pass initializers with a seed, or "
+    "tf.compat.v1.glorot_uniform_initializer(), to start both from the same values; "
+    "see migration_guide/concepts.md (tf_random_seed)."
 )
 # Where Keras keeps its global SeedGenerator (a named constant only in newer Keras 3 releases).
 KERAS_SEED_GENERATOR = getattr(seed_generator, "GLOBAL_SEED_GENERATOR", "global_seed_generator")
@@ -61,10 +61,11 @@ class GraphSeeds:
         """Seeds the model_fn graph being traced, for the duration of the trace.
 
         Its random ops take op seeds from `first_op_seed` on: the input_fn took
-        the ones before (`InputFnResult.op_seeds`). Keras layers' initializers
-        (and `tf.compat.v1.layers`', whose default is Keras's `glorot_uniform`)
-        take their seeds from Python's `random` module instead, in the original
-        too: they are left to it, and a warning says so once.
+        the ones before (`InputFnResult.op_seeds`). Keras layers draw their
+        initializers' and dropouts' seeds from Python's `random` when they are
+        built (`tf.compat.v1.layers`' default initializer too), so that is
+        seeded too, and put back afterwards. The original's Keras 2 initializers
+        drew from the process's `random` instead: a warning says so once.
         """
         graph = tf.compat.v1.get_default_graph()
         graph.seed = self.seed
@@ -74,12 +75,16 @@ class GraphSeeds:
             return
         state = random.getstate()
         keras_generator = global_state.get_global_attribute(KERAS_SEED_GENERATOR)
+        random.seed(self.seed)
+        seeded = random.getstate()
         global_state.set_global_attribute(KERAS_SEED_GENERATOR, None)
         try:
             yield
         finally:
+            drawn = random.getstate() != seeded
+            random.setstate(state)
             global_state.set_global_attribute(KERAS_SEED_GENERATOR, keras_generator)
-            if not self._warned and random.getstate() != state:
+            if not self._warned and drawn:
                 self._warned = True
                 _logging.warning(_PYTHON_RANDOM_DRAWN)
 
