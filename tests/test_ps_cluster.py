@@ -15,14 +15,17 @@ a one-process job's numbers. A third cluster has its chief and a worker killed
 and restarted.
 """
 
+import contextlib
 import importlib.util
 import json
 import os
+import queue
 import re
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -285,3 +288,57 @@ def test_a_one_process_estimator_evaluates_the_original_ps_jobs_model_dir_with_i
     assert set(evaluation) == set(EXPECTED["evaluation"])
     for key, value in EXPECTED["evaluation"].items():
         np.testing.assert_allclose(evaluation[key], value, rtol=1e-5, err_msg=key)
+
+
+_WAITING_CHIEF = """
+import tensorflow as tf
+import tfestimator_compat as est
+
+tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)
+
+
+def model_fn(features, labels, mode):
+    loss = tf.reduce_sum(features["x"] * tf.compat.v1.get_variable("w", [1]))
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+    train_op = optimizer.minimize(loss, tf.compat.v1.train.get_global_step())
+    return est.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+est.Estimator(model_fn, config=est.RunConfig(model_dir={model_dir!r})).train(
+    lambda: tf.data.Dataset.from_tensors(({{"x": [1.0]}}, [0])).repeat(), steps=1
+)
+"""
+
+
+def test_a_chief_waiting_for_tasks_that_never_start_says_which(tmp_path):
+    """Before, it waited up to session_creation_timeout_secs (two hours) in silence."""
+    ps, worker = f"localhost:{free_port()}", f"localhost:{free_port()}"
+    tf_config = {
+        "cluster": {"chief": [f"localhost:{free_port()}"], "ps": [ps], "worker": [worker]},
+        "task": {"type": "chief", "index": 0},
+    }
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=os.pathsep.join(sys.path))
+    env["TF_CONFIG"] = json.dumps(tf_config)
+    script = _WAITING_CHIEF.format(model_dir=str(tmp_path))
+    chief = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    lines = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in chief.stderr], daemon=True).start()
+    deadline, said = time.time() + 40, None
+    try:
+        while said is None and time.time() < deadline:
+            with contextlib.suppress(queue.Empty):
+                line = lines.get(timeout=1)
+                if "still waiting" in line:
+                    said = line
+    finally:
+        chief.kill()
+        chief.wait()
+    assert said is not None, "the chief said nothing of the tasks it waits for"
+    assert f"/job:ps/task:0 ({ps})" in said and f"/job:worker/task:0 ({worker})" in said
+    assert "INFO" in said and "session_creation_timeout_secs" in said

@@ -1,10 +1,13 @@
 """RunConfig.tf_random_seed seeds that Estimator's graphs, as in the original."""
 
+import json
+import os
 import random
 
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import fixture_generator
 
 import tfestimator_compat as est
 
@@ -304,3 +307,42 @@ def test_random_ops_that_keep_their_state_are_named_in_a_warning(tmp_path, caplo
     assert "cond/dropout/random_uniform/RandomUniform (in cond_true" in message
     assert "random_normal" not in message
     assert "migration_guide/concepts.md" in message
+
+
+ORIGINAL_INITIAL_WEIGHTS = fixture_generator("random_seeds")
+
+
+@pytest.mark.parametrize(
+    "case, style, kind, shuffle",
+    [case for case in ORIGINAL_INITIAL_WEIGHTS.cases() if case[1] == "get_variable"],
+    ids=lambda v: str(v),
+)
+def test_initial_weights_are_the_originals_for_every_input(tmp_path, case, style, kind, shuffle):
+    """numpy_input_fn and pandas_input_fn take an op seed only when they shuffle
+    (the original's queue), like a Dataset's shuffle. The fixture's Keras-layer
+    cases (seeded from Python's random in the original) are not matched: a
+    warning says so (next test)."""
+    with open(_fixture_path("random_seeds", "initial_weights.json")) as file:
+        expected = json.load(file)[case]
+    held = random.getstate()
+    try:
+        weights = ORIGINAL_INITIAL_WEIGHTS.initial_weights(est, style, kind, shuffle, str(tmp_path))
+    finally:
+        random.setstate(held)
+    assert sorted(weights) == sorted(expected)
+    for name, values in expected.items():
+        np.testing.assert_allclose(weights[name], values, rtol=1e-6, err_msg=name)
+
+
+def test_keras_initializers_left_to_python_random_are_named_in_a_warning(tmp_path, caplog):
+    generator = ORIGINAL_INITIAL_WEIGHTS
+    with caplog.at_level("WARNING", logger="tensorflow"):
+        generator.initial_weights(est, "get_variable", "dataset", False, str(tmp_path / "a"))
+        assert not [r for r in caplog.records if "Python's random" in r.getMessage()]
+        generator.initial_weights(est, "keras_dense", "dataset", False, str(tmp_path / "b"))
+    (message,) = [r.getMessage() for r in caplog.records if "Python's random" in r.getMessage()]
+    assert "migration_guide/concepts.md" in message
+
+
+def _fixture_path(folder, name):
+    return os.path.join(os.path.dirname(__file__), "fixtures", folder, name)

@@ -15,6 +15,8 @@ from typing import Optional
 import numpy as np
 import tensorflow as tf
 
+from tfestimator_compat.engine.random_seeds import taking_no_op_seeds
+
 
 def numpy_input_fn(
     x: Any,
@@ -77,7 +79,9 @@ def numpy_input_fn(
         dataset = dataset.map(
             lambda rows: tf.nest.map_structure(lambda column: tf.gather(column, rows), columns)
         )
-        iterator = tf.compat.v1.data.make_one_shot_iterator(dataset)
+        # The original's queue took an op seed only to shuffle (`random_seeds`).
+        with taking_no_op_seeds():
+            iterator = tf.compat.v1.data.make_one_shot_iterator(dataset)
         return iterator.get_next()
 
     return input_fn

@@ -48,6 +48,8 @@ _logging = tf.compat.v1.logging
 # How often a serving task looks at the chief, and how long the chief must be
 # gone before the task believes it.
 _POLL_SECS = 0.5
+# How often a chief waiting for the cluster's tasks says which ones.
+_WAIT_LOG_SECS = 10
 _CHIEF_GONE_SECS = 1.0
 _GUIDE = "migration_guide/cluster.md#parameter-servers"
 
@@ -301,24 +303,41 @@ def _remove(path):
 
 
 def _wait_for_tasks(cluster, timeout_secs):
-    """Waits until every worker and ps task of `cluster` accepts connections."""
-    addresses = [
-        cluster.task_address(job, index)
+    """Waits until every worker and ps task of `cluster` accepts connections,
+    saying every `_WAIT_LOG_SECS` which ones it still waits for: a task that
+    never starts would otherwise hold the chief for the whole timeout (two
+    hours by default) without a word."""
+    tasks = {
+        f"/job:{job}/task:{index} ({cluster.task_address(job, index)})": cluster.task_address(
+            job, index
+        )
         for job in (cluster_lib.WORKER, cluster_lib.PS)
         for index in cluster.task_indices(job)
-    ]
-    deadline = time.time() + (timeout_secs or 0)
-    waiting = [address for address in addresses if not _accepts_connections(address)]
+    }
+    started = time.time()
+    deadline, next_log = started + (timeout_secs or 0), started + _WAIT_LOG_SECS
+    waiting = [task for task, address in tasks.items() if not _accepts_connections(address)]
     while waiting:
-        if time.time() > deadline:
+        now = time.time()
+        if now > deadline:
             raise RuntimeError(
-                f"The chief waited {timeout_secs} s for the cluster's tasks {waiting} to "
-                "start their servers. Start every task of TF_CONFIG's cluster with the same "
-                "program (RunConfig(session_creation_timeout_secs=...) sets how long the "
-                "chief waits)."
+                f"The chief waited {timeout_secs} s for the cluster's tasks "
+                f"{', '.join(waiting)} to start their servers. Start every task of "
+                "TF_CONFIG's cluster with the same program "
+                "(RunConfig(session_creation_timeout_secs=...) sets how long the chief waits)."
             )
+        if now >= next_log:
+            _logging.info(
+                "The chief is still waiting for %d task(s) of TF_CONFIG's cluster to start "
+                "their servers (%d s so far, at most %s s: session_creation_timeout_secs): %s",
+                len(waiting),
+                now - started,
+                timeout_secs,
+                ", ".join(waiting),
+            )
+            next_log = now + _WAIT_LOG_SECS
         time.sleep(_POLL_SECS)
-        waiting = [address for address in waiting if not _accepts_connections(address)]
+        waiting = [task for task in waiting if not _accepts_connections(tasks[task])]
 
 
 def _accepts_connections(address):

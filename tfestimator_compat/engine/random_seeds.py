@@ -29,6 +29,17 @@ from tensorflow.core.protobuf import config_pb2
 from tensorflow.python.eager import context
 from tensorflow.python.framework import random_seed
 
+_logging = tf.compat.v1.logging
+_PYTHON_RANDOM_DRAWN = (
+    "tf_random_seed: the initial values of Keras layers (tf.keras.layers.*, and "
+    "tf.compat.v1.layers.* without a kernel_initializer) repeat from run to run here, "
+    "but differ from the original's: its Keras 2 initializers took their seeds from "
+    "Python's random module, not from tf_random_seed (they repeated only where the "
+    "program seeded it, and never after a numpy_input_fn or pandas_input_fn, which "
+    "reseeded it from the system). Pass initializers with a seed, or "
+    "tf.compat.v1.glorot_uniform_initializer(), to start both from the same values; "
+    "see migration_guide/concepts.md (tf_random_seed)."
+)
 # Where Keras keeps its global SeedGenerator (a named constant only in newer Keras 3 releases).
 KERAS_SEED_GENERATOR = getattr(seed_generator, "GLOBAL_SEED_GENERATOR", "global_seed_generator")
 
@@ -43,15 +54,18 @@ class GraphSeeds:
 
     def __init__(self, seed=None):
         self.seed = seed
+        self._warned = False
 
     @contextlib.contextmanager
     def tracing(self, first_op_seed=0):
         """Seeds the model_fn graph being traced, for the duration of the trace.
 
         Its random ops take op seeds from `first_op_seed` on: the input_fn took
-        the ones before (`InputFnResult.op_seeds`). Keras 3 layers draw their
-        initializers' seeds from Python's `random` when they are built, so that
-        is seeded too, and put back afterwards.
+        the ones before (`InputFnResult.op_seeds`). Keras layers draw their
+        initializers' and dropouts' seeds from Python's `random` when they are
+        built (`tf.compat.v1.layers`' default initializer too), so that is
+        seeded too, and put back afterwards. The original's Keras 2 initializers
+        drew from the process's `random` instead: a warning says so once.
         """
         graph = tf.compat.v1.get_default_graph()
         graph.seed = self.seed
@@ -62,12 +76,17 @@ class GraphSeeds:
         state = random.getstate()
         keras_generator = global_state.get_global_attribute(KERAS_SEED_GENERATOR)
         random.seed(self.seed)
+        seeded = random.getstate()
         global_state.set_global_attribute(KERAS_SEED_GENERATOR, None)
         try:
             yield
         finally:
+            drawn = random.getstate() != seeded
             random.setstate(state)
             global_state.set_global_attribute(KERAS_SEED_GENERATOR, keras_generator)
+            if not self._warned and drawn:
+                self._warned = True
+                _logging.warning(_PYTHON_RANDOM_DRAWN)
 
     @staticmethod
     def next_op_seed() -> int:
@@ -169,6 +188,34 @@ def input_fn_seeds(seed):
                 random_seed._graph_to_seed_dict.pop(graph, None)
             else:
                 random_seed._graph_to_seed_dict[graph] = held[1]
+
+
+@contextlib.contextmanager
+def taking_no_op_seeds():
+    """Random ops made inside leave the op-seed counter where it was.
+
+    For the pieces of a pipeline that stand in for something of the original's
+    that took no op seed: `numpy_input_fn`'s one-shot iterator (its queue took
+    none unless it shuffled) must not shift the model_fn's initial values.
+    """
+    if tf.executing_eagerly():
+        taken = context.context().__dict__.get("_rng")
+        held = getattr(taken, "count", None)
+        try:
+            yield
+        finally:
+            if isinstance(taken, _OpSeedsTaken):
+                taken.count = held
+        return
+    graph = tf.compat.v1.get_default_graph()
+    held = random_seed._graph_to_seed_dict.get(graph)
+    try:
+        yield
+    finally:
+        if held is None:
+            random_seed._graph_to_seed_dict.pop(graph, None)
+        else:
+            random_seed._graph_to_seed_dict[graph] = held
 
 
 class _OpSeedsTaken:

@@ -31,6 +31,19 @@ def resolve(getter, value):
     return getter(value) if isinstance(value, (str, dict)) else value
 
 
+def _default_initializer(initializer, scope, dtype):
+    """The initializer a v1 layer's weight gets: the given one, else its
+    variable scope's, else for a float weight Keras's `glorot_uniform`, not
+    `get_variable`'s. That one seeds itself from Python's `random` module, not
+    from the graph's op seeds (see `engine/random_seeds.py`)."""
+    initializer = resolve(keras.initializers.get, initializer)
+    if initializer is None:
+        initializer = scope.initializer
+    if initializer is None and dtype.is_floating:
+        initializer = keras.initializers.GlorotUniform()
+    return initializer
+
+
 def _snake_case(name: str) -> str:
     name = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
@@ -299,14 +312,15 @@ class Layer:
         graph = _graph()
         variables = [] if graph is None else graph.get_collection(_GraphKeys.GLOBAL_VARIABLES)
         known = {id(v) for v in variables}
+        dtype = tf.as_dtype(dtype or self.dtype or tf.float32)
         with tf.compat.v1.variable_scope(
             self._scope, reuse=self._reusing, auxiliary_name_scope=False
-        ):
+        ) as scope:
             variable = tf.compat.v1.get_variable(
                 name,
                 shape,
-                dtype=tf.as_dtype(dtype or self.dtype or tf.float32),
-                initializer=resolve(keras.initializers.get, initializer),
+                dtype=dtype,
+                initializer=_default_initializer(initializer, scope, dtype),
                 trainable=trainable and self.trainable,
                 constraint=_on_value(resolve(keras.constraints.get, constraint)),
                 **kwargs,
