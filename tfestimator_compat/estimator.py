@@ -250,9 +250,9 @@ class Estimator:
             graph.graph.add_to_collection(
                 tf.compat.v1.GraphKeys.SAVERS, SaverForHooks(self._variables_of(graph))
             )
-        all_hooks = hooks + list(spec.training_hooks)
-        if config.is_chief:
-            all_hooks += list(spec.training_chief_hooks)
+        # In the original's order: chief hooks, then train()'s, then the model_fn's.
+        chief_hooks = list(spec.training_chief_hooks) if config.is_chief else []
+        all_hooks = chief_hooks + list(hooks) + list(spec.training_hooks)
         runner = HookRunner(session_hooks(all_hooks), graph)
         fetches = {"loss": spec.loss, "train_op": spec.train_op}
         stop = stop_signal.stop_signal(graph.graph)
