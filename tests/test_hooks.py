@@ -297,3 +297,55 @@ def test_keras_callbacks_can_be_passed_as_hooks(estimator):
     list(estimator.predict(dataset_input_fn(n=20, batch=8), hooks=[Seen()]))
     assert Seen.events == ["test"] * 4 + [8, 8, 4], "one test batch per evaluated batch"
     est.TrainSpec(dataset_input_fn(), hooks=[Seen()])
+
+
+class RaisesAt(est.SessionRunHook):
+    """Raises in `after_run` of its `at`-th step, or in `end`."""
+
+    def __init__(self, at=None):
+        self.at, self.runs = at, 0
+
+    def after_run(self, run_context, run_values):
+        self.runs += 1
+        if self.runs == self.at:
+            raise RuntimeError("hook failed")
+
+    def end(self, session):
+        if self.at is None:
+            raise RuntimeError("hook failed at end")
+
+
+def test_a_hook_raising_in_after_run_comes_after_that_steps_checkpoint(model_dir):
+    # The original's CheckpointSaverHook ran before the user's hooks (measured
+    # with 2.15: 3 steps trained, model.ckpt-3 written, then the error).
+    config = est.RunConfig(save_checkpoints_steps=1)
+    estimator = est.Estimator(classifier_model_fn, model_dir, config=config, params={})
+    with pytest.raises(RuntimeError, match="hook failed"):
+        estimator.train(dataset_input_fn(repeat=True), steps=5, hooks=[RaisesAt(3)])
+    assert estimator.latest_checkpoint().endswith("model.ckpt-3")
+
+
+def test_a_hook_raising_in_end_comes_after_the_final_checkpoint(model_dir):
+    # The original's CheckpointSaverHook.end wrote the final checkpoint before
+    # the user's hooks ended (2.15: model.ckpt-5, then the error).
+    estimator = est.Estimator(classifier_model_fn, model_dir, params={})
+    with pytest.raises(RuntimeError, match="hook failed at end"):
+        estimator.train(dataset_input_fn(repeat=True), steps=5, hooks=[RaisesAt()])
+    assert estimator.latest_checkpoint().endswith("model.ckpt-5")
+
+
+def test_a_nan_loss_is_found_after_that_steps_checkpoint(model_dir):
+    # The original's NanTensorHook came after its CheckpointSaverHook: with
+    # save_checkpoints_steps=1 and a NaN loss in the step from global step 2,
+    # 2.15 wrote model.ckpt-3 and then raised.
+    def model_fn(features, labels, mode):
+        spec = classifier_model_fn(features, labels, mode, {})
+        step = tf.compat.v1.train.get_global_step()
+        loss = tf.where(step >= 2, tf.constant(np.nan), spec.loss)
+        return spec._replace(loss=loss)
+
+    config = est.RunConfig(save_checkpoints_steps=1)
+    estimator = est.Estimator(model_fn, model_dir, config=config)
+    with pytest.raises(est.NanLossDuringTrainingError):
+        estimator.train(dataset_input_fn(repeat=True), steps=5)
+    assert estimator.latest_checkpoint().endswith("model.ckpt-3")

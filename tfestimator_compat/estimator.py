@@ -18,6 +18,7 @@ import tensorflow as tf
 from tfestimator_compat import checkpoints
 from tfestimator_compat import distribution
 from tfestimator_compat import fn_args
+from tfestimator_compat import object_checkpoints
 from tfestimator_compat import parameter_servers
 from tfestimator_compat import scaffold
 from tfestimator_compat import session_config
@@ -166,18 +167,20 @@ class Estimator:
             if max_steps is not None
             else (start_step + steps if steps is not None else None)
         )
-        loss = self._train(input_fn, hooks, listeners, latest, start_step, last_step)
+        loss = self._train(input_fn, hooks, listeners, latest, last_step, steps)
         _logging.info("Loss for final step: %s.", loss)
         return self
 
-    def _train(self, input_fn, hooks, listeners, latest, start_step, last_step):
+    def _train(self, input_fn, hooks, listeners, latest, last_step, steps):
         distribution.check_cluster(self._config)
         if parameter_servers.in_ps_cluster(self._config):
             return self._train_with_parameter_servers(input_fn, hooks, listeners, latest, last_step)
         with distribution.writing_config(self._config) as config:
             self._start_from(latest)
             inputs = self._call_input_fn(input_fn, ModeKeys.TRAIN)
-            return self._train_writing_to(config, inputs, hooks, listeners, latest, last_step)
+            return self._train_writing_to(
+                config, inputs, hooks, listeners, latest, last_step, steps=steps
+            )
 
     def _train_with_parameter_servers(self, input_fn, hooks, listeners, latest, last_step):
         """Trains as a task of a parameter-server cluster (`parameter_servers`).
@@ -222,23 +225,32 @@ class Estimator:
             self._fresh_variables()
 
     def _train_writing_to(
-        self, config, inputs, hooks, listeners, latest, last_step, loop_class=TrainingLoop, run=None
+        self,
+        config,
+        inputs,
+        hooks,
+        listeners,
+        latest,
+        last_step,
+        loop_class=TrainingLoop,
+        run=None,
+        steps=None,
     ):
         """Trains on `inputs`, writing checkpoints, summaries and graph to `config.model_dir`.
 
-        `run(model, loop)` runs the steps (Keras `fit` when None).
+        `run(model, loop)` runs the steps (Keras `fit` when None). `steps`
+        counts from the global step restored, as the original's StopAtStepHook
+        did: a checkpoint may keep it under another key than `global_step`.
         """
         graph, model = self._traced(ModeKeys.TRAIN, inputs)
         spec = graph.spec
         self._initialize(graph, latest)
+        if steps is not None:
+            last_step = int(self._store.get("global_step").numpy()) + steps
         self._store_trained = True
         saver = None
         if config.save_checkpoints_steps or config.save_checkpoints_secs:
-            saver = checkpoints.CheckpointSaver(
-                config.model_dir,
-                self._variables_of(graph),
-                *scaffold.checkpoints_to_keep(spec.scaffold.saver, config),
-            )
+            saver = self._checkpoint_saver(graph, config)
         elif listeners:
             raise ValueError(
                 "There should be a CheckpointSaverHook to use saving_listeners. "
@@ -250,9 +262,9 @@ class Estimator:
             graph.graph.add_to_collection(
                 tf.compat.v1.GraphKeys.SAVERS, SaverForHooks(self._variables_of(graph))
             )
-        all_hooks = hooks + list(spec.training_hooks)
-        if config.is_chief:
-            all_hooks += list(spec.training_chief_hooks)
+        # In the original's order: chief hooks, then train()'s, then the model_fn's.
+        chief_hooks = list(spec.training_chief_hooks) if config.is_chief else []
+        all_hooks = chief_hooks + list(hooks) + list(spec.training_hooks)
         runner = HookRunner(session_hooks(all_hooks), graph)
         fetches = {"loss": spec.loss, "train_op": spec.train_op}
         stop = stop_signal.stop_signal(graph.graph)
@@ -467,7 +479,7 @@ class Estimator:
             self._params_for(mode, export=True),
             self.config,
         )
-        checkpoints.restore(checkpoint_path, self._variables_of(graph))
+        self._restore_from(graph, checkpoint_path)
         return graph, inputs.receiver
 
     def _params_for(self, mode, export=False):
@@ -595,7 +607,7 @@ class Estimator:
         """
         if checkpoint_path:
             checkpoint_path = self._restore(graph, checkpoint_path, follow_latest)
-            restored = self._store.names_of(self._variables_of(graph).values())
+            restored = self._store.names_of(self._restorable_variables(graph))
             source = f"restoring {checkpoint_path}"
             scaffold.make_ready(graph, self._store, restored, source)
             return checkpoint_path
@@ -612,7 +624,7 @@ class Estimator:
         # few steps with a small keep_checkpoint_max can outrun a few.
         for _ in range(_RESTORE_ATTEMPTS):
             try:
-                checkpoints.restore(checkpoint_path, self._variables_of(graph))
+                self._restore_from(graph, checkpoint_path)
                 return checkpoint_path
             except (tf.errors.OpError, ValueError):
                 # Whatever the reader says of a file deleted under it (NotFoundError,
@@ -624,6 +636,38 @@ class Estimator:
                     raise
                 checkpoint_path = newest
         raise ValueError(f"Checkpoints in {self.model_dir} keep vanishing while restoring.")
+
+    def _checkpoint_saver(self, graph, config):
+        """What writes `graph`'s checkpoints: by TF1 names, or by the Scaffold's
+        `tf.train.Checkpoint`."""
+        saver = graph.spec.scaffold.saver
+        if object_checkpoints.is_object_saver(saver):
+            stand_ins = object_checkpoints.stand_ins(saver, self._store, graph.graph)
+            counters = object_checkpoints.step_counters(saver, graph.graph)
+            return object_checkpoints.ObjectCheckpointSaver(
+                config.model_dir, saver, stand_ins, counters
+            )
+        return checkpoints.CheckpointSaver(
+            config.model_dir,
+            self._variables_of(graph),
+            *scaffold.checkpoints_to_keep(saver, config),
+        )
+
+    def _restore_from(self, graph, checkpoint_path):
+        saver = graph.spec.scaffold.saver
+        if object_checkpoints.is_object_saver(saver):
+            stand_ins = object_checkpoints.stand_ins(saver, self._store, graph.graph)
+            object_checkpoints.restore(checkpoint_path, saver, stand_ins)
+        else:
+            checkpoints.restore(checkpoint_path, self._variables_of(graph))
+
+    def _restorable_variables(self, graph):
+        """The variables a restore gives values to (a `tf.train.Checkpoint` may reach fewer)."""
+        saver = graph.spec.scaffold.saver
+        if object_checkpoints.is_object_saver(saver):
+            stand_ins = object_checkpoints.stand_ins(saver, self._store, graph.graph)
+            return object_checkpoints.reachable_variables(saver) + list(stand_ins.values())
+        return list(self._variables_of(graph).values())
 
     def _initialize_variables(self, graph):
         """The default initialization: initial values (already theirs), warm-starting,

@@ -251,8 +251,8 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
     """Trains `estimator` and evaluates (and exports) it as checkpoints appear.
 
     Returns `(eval_result, export_results)` of the last evaluation. When
-    `model_dir` already holds `max_steps`, nothing is trained and the final
-    checkpoint is evaluated once.
+    `model_dir` already holds `max_steps`, nothing is trained, evaluated or
+    exported, and it returns `(None, None)`, as the original did.
     """
     if not isinstance(estimator, Estimator):
         raise TypeError(
@@ -302,6 +302,6 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
         max_steps=train_spec.max_steps,
         saving_listeners=[listener, *train_spec.saving_listeners],
     )
-    if evaluator.eval_result is None:
-        evaluator.evaluate_and_export()
+    # A model_dir already at max_steps trains nothing: nothing is evaluated or
+    # exported, and (None, None) comes back, as from the original.
     return evaluator.eval_result, evaluator.export_results

@@ -38,6 +38,14 @@ def tf1_apply_gradients():
         keras.optimizers.Optimizer.apply_gradients = original
 
 
+def equivalent_of(optimizer):
+    """The Keras 2 equivalent that ran `optimizer`'s updates in a traced model_fn, or None."""
+    try:
+        return _EQUIVALENTS.get(optimizer)
+    except TypeError:  # not weak-referenceable: never converted
+        return None
+
+
 def _equivalent(optimizer):
     """One Keras 2 equivalent per Keras 3 optimizer, reused by every trace."""
     from tfestimator_compat.canned import optimizers

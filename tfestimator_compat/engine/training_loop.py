@@ -242,11 +242,17 @@ class TrainingLoop(_StepLoop):
         events = self._events_of_call(first_step, first, model.event_outputs)
         losses = [first["loss"].numpy(), self.loss]
         losses += [fetched["logged_loss"] for _, fetched in events if "logged_loss" in fetched]
+        # The original's CheckpointSaverHook ran first among the hooks: a due
+        # checkpoint is written before a user hook or the NaN check may raise.
+        saved = self._saver is not None and self._save_timer.should_trigger_for_step(self.step)
+        stop = saved and self._save(self.step, end_epoch=False)
+        stop = self._finish_call() or stop
         if any(math.isnan(float(loss)) for loss in losses):
             _logging.error("Model diverged with loss = NaN.")
             raise NanLossDuringTrainingError
-        stop = self._finish_call()
         self._callbacks.train_batch_end(first_step, self.loss, model.last_steps_run)
+        if saved:
+            self._callbacks.epoch_end(self._epoch_logs())
         advance = round(self._global_steps_per_step())
         for event_step, fetched in events:
             # Summaries are written at the global step the step ended at, as the
@@ -264,8 +270,6 @@ class TrainingLoop(_StepLoop):
                 when = self._call_started + done * elapsed
                 self._log(event_step, event_step + advance, fetched["logged_loss"], when)
                 self._next_log = event_step + self._config.log_step_count_steps
-        if self._saver is not None and self._save_timer.should_trigger_for_step(self.step):
-            stop = self._save(self.step) or stop
         if self._last_step is not None and self.step >= self._last_step:
             stop = True
         if stop_signal.FETCH_KEY in last and last[stop_signal.FETCH_KEY].numpy():
@@ -292,12 +296,14 @@ class TrainingLoop(_StepLoop):
         if self.step is None:
             return
         summaries.flush(self.model_dir)
-        self._runner.end()
+        # The final checkpoint comes before the hooks' `end`, as the original's
+        # CheckpointSaverHook ended first.
         if self._saver is not None:
             if self._saver.last_saved_step != self.step:
                 self._save(self.step, end_epoch=False)
             for listener in self._listeners:
                 listener.end(None, self.step)
+        self._runner.end()
         # The last epoch ends after the final evaluation (train_and_evaluate's).
         self._callbacks.epoch_end(self._epoch_logs(), last=True)
         self._callbacks.train_end({"loss": self.loss})
