@@ -252,3 +252,24 @@ def test_a_table_after_get_next_gives_no_queue_runner_warnings(model_dir):
     finally:
         tf.get_logger().removeHandler(handler)
     assert not [message for message in messages if "queue_runners" in message]
+
+
+def test_before_run_fetches_of_the_input_run_on_its_session(model_dir):
+    seen = []
+
+    class ReadInputVariableHook(v1.train.SessionRunHook):
+        def before_run(self, run_context):
+            return v1.train.SessionRunArgs(self.scale)
+
+        def after_run(self, run_context, run_values):
+            seen.append(run_values.results)
+
+    hook = ReadInputVariableHook()
+
+    def input_fn():
+        hook.scale = v1.Variable(7.0, name="scale", collections=[v1.GraphKeys.LOCAL_VARIABLES])
+        x = v1.train.limit_epochs(tf.constant(X), num_epochs=2)
+        return {"x": x * hook.scale}, tf.constant(Y)
+
+    est.Estimator(model_fn, model_dir).train(input_fn, hooks=[hook])
+    assert seen == [7.0, 7.0]

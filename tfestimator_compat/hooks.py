@@ -84,7 +84,7 @@ class GraphSession:
         as a TF1 Saver's file name; the input batch is not available here.
         Fetches and feeds of the input_fn's graph run on the input's Session.
         """
-        if self._of_input(fetches, feed_dict):
+        if self.of_input(fetches, feed_dict):
             return self._input_session.run(fetches, feed_dict)
         graph = self._model_fn_graph
         fetchable = graph.fetchable(fetches)
@@ -100,7 +100,7 @@ class GraphSession:
             outputs = graph.function(fetchable, feeds=feeds)(*values)
         return graph.results(fetches, outputs)
 
-    def _of_input(self, fetches, feed_dict):
+    def of_input(self, fetches, feed_dict=None):
         """Whether `fetches` and `feed_dict` are of the input_fn's graph (never both graphs)."""
         if self._input_session is None:
             return False
@@ -166,6 +166,7 @@ class HookRunner:
         self._coordinator = _Coordinator()
         self._requests = []
         self._contexts = []
+        self._input_results = {}
 
     @property
     def hooks(self):
@@ -195,17 +196,24 @@ class HookRunner:
         return fetches
 
     def _ask_hooks(self, fetches):
+        self._input_results = {}
         for index, hook in enumerate(self._hooks):
             context = SessionRunContext(original_args=SessionRunArgs([]), session=self._session)
             request = hook.before_run(context)
             self._contexts.append(context)
             self._requests.append(request)
-            if request is not None and request.feed_dict:
+            if request is None or request.fetches is None and not request.feed_dict:
+                continue
+            if self._session.of_input(request.fetches, request.feed_dict):
+                # Ops of the input_fn's graph run on its Session, before this step.
+                self._input_results[index] = self._session.run(request.fetches, request.feed_dict)
+                continue
+            if request.feed_dict:
                 raise ValueError(
                     f"{type(hook).__name__} feeds values into the step (feed_dict); "
                     "feeding is not supported. Read inputs in the input_fn instead."
                 )
-            if request is not None and request.fetches is not None:
+            if request.fetches is not None:
                 fetches[f"hook_{index}"] = self._graph.fetchable(request.fetches)
 
     def after_step(self, outputs):
@@ -217,8 +225,8 @@ class HookRunner:
     def _tell_hooks(self, outputs):
         for index, hook in enumerate(self._hooks):
             request = self._requests[index]
-            results = None
-            if request is not None and request.fetches is not None:
+            results = self._input_results.get(index)
+            if f"hook_{index}" in outputs:
                 results = self._graph.results(request.fetches, outputs[f"hook_{index}"])
             values = SessionRunValues(
                 results=results,
