@@ -265,7 +265,7 @@ class Estimator:
         # In the original's order: chief hooks, then train()'s, then the model_fn's.
         chief_hooks = list(spec.training_chief_hooks) if config.is_chief else []
         all_hooks = chief_hooks + list(hooks) + list(spec.training_hooks)
-        runner = HookRunner(session_hooks(all_hooks), graph)
+        runner = HookRunner(session_hooks(all_hooks), graph, inputs.session)
         fetches = {"loss": spec.loss, "train_op": spec.train_op}
         stop = stop_signal.stop_signal(graph.graph)
         if stop is not None:
@@ -285,8 +285,9 @@ class Estimator:
             KerasCallbacks(keras_callbacks(all_hooks), model),
         )
         tf.io.gfile.makedirs(config.model_dir)
-        runner.begin()
+        # The input's Session opens first: hooks may initialize its iterators.
         with inputs.reading():
+            runner.begin()
             if run is not None:
                 run(model, loop)
             else:
@@ -333,14 +334,14 @@ class Estimator:
         else:
             checkpoint_path = self._initialize(graph, checkpoint_path, follow_latest)
         all_hooks = hooks + list(spec.evaluation_hooks)
-        runner = HookRunner(session_hooks(all_hooks), graph)
+        runner = HookRunner(session_hooks(all_hooks), graph, inputs.session)
         updates = graph.fetchable(graph.metric_update_op)
         callbacks = KerasCallbacks(keras_callbacks(all_hooks), model)
         loop = EvaluationLoop(runner, {"loss": spec.loss, "updates": updates}, steps, callbacks)
         model.reset_eval_loss()
-        runner.begin()
-        callbacks.test_begin()
         with inputs.reading():
+            runner.begin()
+            callbacks.test_begin()
             model.evaluate(inputs.dataset, verbose=0, callbacks=[loop])
         results = graph.results(graph.metric_values, graph.value_function(graph.metric_values)())
         results["loss"] = np.float32(model.mean_eval_loss())
@@ -373,8 +374,7 @@ class Estimator:
         self._initialize(graph, checkpoint_path, follow_latest)
         predictions = _extract_keys(graph.spec.predictions, predict_keys)
         all_hooks = hooks + list(graph.spec.prediction_hooks)
-        runner = HookRunner(session_hooks(all_hooks), graph)
-        runner.begin()
+        runner = HookRunner(session_hooks(all_hooks), graph, inputs.session)
 
         def before_batch():
             model.set_fetches(dict({"predictions": predictions}, **runner.before_step()))
@@ -384,6 +384,7 @@ class Estimator:
         model.set_fetches({"predictions": predictions})
         batches = model.predict_batches(inputs.dataset, before_batch if runner.hooks else None)
         with inputs.reading():
+            runner.begin()
             for index, outputs in enumerate(batches):
                 stop = runner.after_step(outputs)
                 evaluated = graph.results(predictions, outputs["predictions"])

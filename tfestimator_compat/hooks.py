@@ -64,10 +64,17 @@ class GraphSession:
     `run()` evaluates tensors of the model_fn's graph from the current variable
     values, as `session.run` outside a step did (`FinalOpsHook`,
     `CheckpointSaverHook.after_create_session`, a Scaffold's `init_fn`).
+
+    The original ran the input_fn in the same graph and Session, so hooks
+    also ran the input's ops: an initializable iterator's initializer fed
+    NumPy arrays (the "IteratorInitializerHook" pattern). Fetches of the
+    input_fn's graph go to `input_session`, the Session the batches are
+    read from (`InputFnResult.session`).
     """
 
-    def __init__(self, model_fn_graph):
+    def __init__(self, model_fn_graph, input_session=None):
         self._model_fn_graph = model_fn_graph
+        self._input_session = input_session
         self.graph = model_fn_graph.graph
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
@@ -75,7 +82,10 @@ class GraphSession:
 
         A feed may be any tensor of the model_fn's graph, a placeholder such
         as a TF1 Saver's file name; the input batch is not available here.
+        Fetches and feeds of the input_fn's graph run on the input's Session.
         """
+        if self.of_input(fetches, feed_dict):
+            return self._input_session.run(fetches, feed_dict)
         graph = self._model_fn_graph
         fetchable = graph.fetchable(fetches)
         feeds = [
@@ -89,6 +99,22 @@ class GraphSession:
             ]
             outputs = graph.function(fetchable, feeds=feeds)(*values)
         return graph.results(fetches, outputs)
+
+    def of_input(self, fetches, feed_dict=None):
+        """Whether `fetches` and `feed_dict` are of the input_fn's graph (never both graphs)."""
+        if self._input_session is None:
+            return False
+        elements = tf.nest.flatten(fetches) + list(feed_dict or {})
+        graphs = {getattr(element, "graph", None) for element in elements} - {None}
+        if self._input_session.graph not in graphs:
+            return False
+        if len(graphs) > 1:
+            raise ValueError(
+                "A hook's session.run mixes ops of the input_fn with ops of the model_fn. "
+                "Here the input_fn runs in a graph and Session of its own: run the "
+                "input's ops (an iterator's initializer) in a session.run of their own."
+            )
+        return True
 
 
 class SaverForHooks:
@@ -129,15 +155,18 @@ class HookRunner:
     Args:
         hooks: the hooks, in the order they run.
         model_fn_graph: the `ModelFnGraph` the steps come from.
+        input_session: runs the ops of the input_fn's graph (`GraphSession`),
+            or None when the input_fn made no graph.
     """
 
-    def __init__(self, hooks, model_fn_graph):
+    def __init__(self, hooks, model_fn_graph, input_session=None):
         self._hooks = list(hooks)
         self._graph = model_fn_graph
-        self._session = GraphSession(model_fn_graph)
+        self._session = GraphSession(model_fn_graph, input_session)
         self._coordinator = _Coordinator()
         self._requests = []
         self._contexts = []
+        self._input_results = {}
 
     @property
     def hooks(self):
@@ -167,17 +196,24 @@ class HookRunner:
         return fetches
 
     def _ask_hooks(self, fetches):
+        self._input_results = {}
         for index, hook in enumerate(self._hooks):
             context = SessionRunContext(original_args=SessionRunArgs([]), session=self._session)
             request = hook.before_run(context)
             self._contexts.append(context)
             self._requests.append(request)
-            if request is not None and request.feed_dict:
+            if request is None or request.fetches is None and not request.feed_dict:
+                continue
+            if self._session.of_input(request.fetches, request.feed_dict):
+                # Ops of the input_fn's graph run on its Session, before this step.
+                self._input_results[index] = self._session.run(request.fetches, request.feed_dict)
+                continue
+            if request.feed_dict:
                 raise ValueError(
                     f"{type(hook).__name__} feeds values into the step (feed_dict); "
                     "feeding is not supported. Read inputs in the input_fn instead."
                 )
-            if request is not None and request.fetches is not None:
+            if request.fetches is not None:
                 fetches[f"hook_{index}"] = self._graph.fetchable(request.fetches)
 
     def after_step(self, outputs):
@@ -189,8 +225,8 @@ class HookRunner:
     def _tell_hooks(self, outputs):
         for index, hook in enumerate(self._hooks):
             request = self._requests[index]
-            results = None
-            if request is not None and request.fetches is not None:
+            results = self._input_results.get(index)
+            if f"hook_{index}" in outputs:
                 results = self._graph.results(request.fetches, outputs[f"hook_{index}"])
             values = SessionRunValues(
                 results=results,

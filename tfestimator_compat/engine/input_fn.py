@@ -4,16 +4,23 @@ The original called the input_fn in the Estimator's graph and ran it with a
 Session, so an input_fn could return anything a Session can fetch. Here one
 of three routes reads it, the fastest that can:
 
-1. A Dataset, or tensors computed eagerly (and NumPy or Python values), is
-   read by tf.data inside the step functions: no Python per step.
+1. A Dataset, or pure tensors computed eagerly (and NumPy or Python values),
+   is read by tf.data inside the step functions: no Python per step.
 2. Tensors from a TF1 iterator's `get_next()`, and whatever pure ops follow
    it (`features.pop("label")`, a cast), become a `map` over the iterator's
    dataset: the input_fn is called again in a graph where the iterator yields
    placeholders, and the graph from them to the result is the map function.
    (Read eagerly, a TF1 iterator would yield only its first batch.)
 3. Anything else that needs a graph (queues, readers, queue runners, TF1
-   lookup tables initialized in the graph) is run by a Session, one
-   `session.run` per batch (`tf1_input_graph`).
+   lookup tables initialized in the graph, placeholders) is run by a Session,
+   one `session.run` per batch (`tf1_input_graph`). So are tensors whose ops
+   hold state or draw random numbers (`limit_epochs`, `count_up_to`, a
+   variable, `tf.random.*`): a Session gave them new values at every run, and
+   their end of input (`OutOfRangeError`) ends the loop that reads them.
+
+Hooks reach the ops of routes 2 and 3 through `InputFnResult.session`, so an
+iterator a hook initializes (with a `feed_dict`) is the one the batches come
+from.
 
 Whatever the structure (dicts with mixed keys, a bare tensor, no labels),
 `input_structure` carries it through tf.data and back to the model_fn.
@@ -33,6 +40,7 @@ from tfestimator_compat.engine import random_seeds
 from tfestimator_compat.engine.input_structure import FlatStructure
 from tfestimator_compat.engine.input_structure import NestedStructure
 from tfestimator_compat.engine.input_structure import features_and_labels
+from tfestimator_compat.engine.input_structure import leaves
 from tfestimator_compat.engine.model_fn_graph import placeholders_for
 from tfestimator_compat.engine.tf1_input_graph import TF1InputGraph
 
@@ -49,10 +57,12 @@ class InputFnResult:
         graph_input: the `TF1InputGraph` the batches are read from, if any.
     """
 
-    def __init__(self, dataset, structure, graph_input=None, input_fn=None):
+    def __init__(self, dataset, structure, graph_input=None, input_fn=None, session=None):
         self.dataset = dataset
         self.structure = structure
         self._graph_input = graph_input
+        # Runs ops of the input_fn's graph for hooks (None: it made no graph).
+        self.session = session if session is not None else graph_input
         self.input_fn = input_fn
         # How many op seeds the input_fn's random ops took (`random_seeds.input_fn_seeds`).
         self.op_seeds = 0
@@ -105,7 +115,9 @@ class InputFnResult:
             structure = NestedStructure(False)
         else:
             features, structure = self.dataset, self.structure.features_only()
-        without_labels = InputFnResult(features, structure, self._graph_input, self.input_fn)
+        without_labels = InputFnResult(
+            features, structure, self._graph_input, self.input_fn, self.session
+        )
         without_labels.op_seeds = self.op_seeds
         return without_labels
 
@@ -194,7 +206,7 @@ def _read(call):
             raise
         inputs = _through_session(call)
     else:
-        inputs = _eager_result(result)
+        inputs = _eager_result(result, call)
     return inputs
 
 
@@ -203,14 +215,34 @@ def _needs_a_graph(error):
     return "eager execution" in str(error)
 
 
-def _eager_result(result):
+def _eager_result(result, call):
     if isinstance(result, tf.data.Dataset):
         return InputFnResult(result, NestedStructure(_has_labels(result.element_spec)))
     features, labels = features_and_labels(result)
+    # NumPy and Python values are fixed; tensors may come from ops that hold state.
+    graph_input = _graph_holding_state(call) if leaves((features, labels)) else None
+    if graph_input is not None:
+        return InputFnResult(graph_input.dataset(), graph_input.structure, graph_input)
     structure, tensors = FlatStructure.split(features, labels)
     # Fixed tensors are fed at every step, as a graph constant was.
     dataset = tf.data.Dataset.from_tensors(_element(tensors)).repeat()
     return InputFnResult(dataset, structure)
+
+
+def _graph_holding_state(call):
+    """The input_fn built in a graph of its own when its ops hold state, else None.
+
+    Tensors computed eagerly are fixed values; they stand for the input only
+    when the input_fn's ops are pure. Inside a traced function (a worker's
+    input) its tensors are ops of that function already.
+    """
+    if not tf.executing_eagerly():
+        return None
+    try:
+        graph_input = TF1InputGraph(call)
+    except Exception:  # noqa: BLE001 - written for eager execution only: read as it ran
+        return None
+    return graph_input if graph_input.holds_state() else None
 
 
 def _through_session(call):
@@ -330,7 +362,35 @@ def _mapped_iterator(call, eager_dataset):
     stateful = any(op._is_stateful for op in transform.graph.get_operations())
     parallel = None if stateful else tf.data.AUTOTUNE
     dataset = eager_dataset.map(apply, num_parallel_calls=parallel, deterministic=True)
-    return InputFnResult(dataset, structure)
+    return InputFnResult(dataset, structure, session=_MappedInputSession(wrapped))
+
+
+class _MappedInputSession:
+    """Runs a hook's fetches of the graph a mapped input_fn was called in.
+
+    What a hook may run there is what needs no batch: the iterator's
+    initializer (a no-op: each pass reads the dataset from its start), or a
+    value the input_fn computed besides the batch.
+    """
+
+    def __init__(self, wrapped):
+        self._wrapped = wrapped
+        self.graph = wrapped.graph
+
+    def run(self, fetches, feed_dict=None):
+        feed_dict = feed_dict or {}
+        try:
+            pruned = self._wrapped.prune(list(feed_dict), fetches)
+        except (ValueError, TypeError) as error:
+            raise ValueError(
+                "A hook runs tensors of the input_fn's batch with session.run, which "
+                "reads the input here in tf.data, outside any Session. Return the "
+                f"tensors from the input_fn and read them in the model_fn. ({error})"
+            ) from None
+        results = pruned(*feed_dict.values())
+        return tf.nest.map_structure(
+            lambda value: value.numpy() if hasattr(value, "numpy") else value, results
+        )
 
 
 def _needs_a_session(graph):

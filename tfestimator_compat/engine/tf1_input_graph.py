@@ -9,6 +9,11 @@ it, runs its initializers, starts its queue runners and fetches one batch per
 `session.run`, ending at `OutOfRangeError` as a `MonitoredSession` did. The
 batches reach the step functions through `tf.data.Dataset.from_generator`:
 one Python call per batch, and none per step inside a batch.
+
+The Session of a pass opens when the loop that reads it starts (`reading`),
+before the hooks' `after_create_session`, as a `MonitoredSession` created
+its Session before calling them: hooks then run the input's ops on it
+(`run`), such as an initializable iterator's initializer fed NumPy arrays.
 """
 
 import contextlib
@@ -36,6 +41,7 @@ class TF1InputGraph:
         with self.graph.as_default():
             features, labels = features_and_labels(call())
             self.structure, self._fetches = FlatStructure.split(features, labels)
+            self.outputs = (features, labels)
             self._initializer = tf.group(
                 tf.compat.v1.global_variables_initializer(),
                 tf.compat.v1.local_variables_initializer(),
@@ -44,6 +50,9 @@ class TF1InputGraph:
         self.graph.finalize()
         self._readers = set()
         self._lock = threading.Lock()
+        # The Session hooks run the input's ops on, and whether no pass took it yet.
+        self._current = None
+        self._fresh = None
         # What a Session run raised: tf.data hands it on wrapped in an UnknownError.
         self.error = None
 
@@ -57,12 +66,41 @@ class TF1InputGraph:
             )
         return tf.data.Dataset.from_generator(self._batches, output_signature=signature)
 
+    def holds_state(self):
+        """Whether the input_fn's ops hold state or draw random numbers.
+
+        Such tensors (an epoch counter of `limit_epochs`, a variable, a queue,
+        a random op) took new values at every `session.run` of the original,
+        so they are read per batch by a Session; pure ones can be computed once.
+        """
+        return any(op.op_def.is_stateful for op in self.graph.get_operations())
+
+    def _open(self):
+        reader = _Reader(self.graph, self._initializer)
+        with self._lock:
+            self._readers.add(reader)
+        return reader
+
+    def run(self, fetches, feed_dict=None):
+        """Runs `fetches` of the input's graph on the Session the batches are read from."""
+        with self._lock:
+            reader = self._current
+        if reader is None:
+            raise RuntimeError(
+                "The input_fn's graph is run only while its input is read: from a "
+                "hook's after_create_session, before_run or after_run."
+            )
+        return reader.run(fetches, feed_dict)
+
     def _batches(self):
         reader = None
         try:
-            reader = _Reader(self.graph, self._initializer)
             with self._lock:
-                self._readers.add(reader)
+                reader, self._fresh = self._fresh, None
+            if reader is None:
+                reader = self._open()
+                with self._lock:
+                    self._current = reader
             while True:
                 values = reader.next(self._fetches)
                 if values is None:
@@ -72,7 +110,8 @@ class TF1InputGraph:
             self.error = error
             raise
         finally:
-            if reader is not None:
+            # The Session hooks run on stays open until the reading loop ends.
+            if reader is not None and reader is not self._current:
                 self._forget(reader)
 
     def _forget(self, reader):
@@ -85,10 +124,16 @@ class TF1InputGraph:
         """Around the loop that reads the input: its Sessions are closed when it ends."""
         self.error = None
         try:
+            try:
+                self._current = self._fresh = self._open()
+            except tf.errors.OpError as error:
+                self.error = error
+                raise
             yield
         finally:
             with self._lock:
                 readers = list(self._readers)
+                self._current = self._fresh = None
             for reader in readers:
                 self._forget(reader)
             # A tf.data iterator left in a reference cycle (an input stopped
@@ -107,14 +152,19 @@ class _Reader:
         self._threads = []
         try:
             self._session.run(initializer)
-            # Called from tf.data, where eager execution is on: queue runners need the graph.
-            with graph.as_default():
-                self._threads = tf.compat.v1.train.start_queue_runners(
-                    self._session, coord=self._coordinator
+            # The runners the input_fn added, started as a MonitoredSession
+            # started them (`start_queue_runners` would warn as if the user called it).
+            for runner in graph.get_collection(tf.compat.v1.GraphKeys.QUEUE_RUNNERS):
+                self._threads += runner.create_threads(
+                    self._session, coord=self._coordinator, daemon=True, start=True
                 )
         except BaseException:
             self.stop()
             raise
+
+    def run(self, fetches, feed_dict=None):
+        """Runs `fetches` on this Session, as a hook's `session.run` did."""
+        return self._session.run(fetches, feed_dict=feed_dict)
 
     def next(self, fetches):
         """The next batch, or None at the end of the input (or once stopped)."""
