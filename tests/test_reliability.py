@@ -77,16 +77,18 @@ def test_input_fn_errors_propagate_unchanged_and_lose_nothing(model_dir):
     assert sorted(os.listdir(model_dir)) == before
 
 
-def test_checkpoints_a_killed_job_left_unlisted_are_removed(model_dir):
+def test_only_unfinished_checkpoint_writes_are_removed(model_dir):
+    """Temporary files of a killed write go; files the state file does not list
+    stay, as the original left them (they may be the user's)."""
     estimator = trained(model_dir)
     for suffix in (".index", ".data-00000-of-00001"):
         with open(os.path.join(model_dir, "model.ckpt-1" + suffix), "wb") as f:
-            f.write(b"left over")
+            f.write(b"not listed")
     with open(os.path.join(model_dir, "model.ckpt-5.data-00000-of-00001.tempstate123"), "wb"):
         pass
     estimator.train(dataset_input_fn(repeat=True), steps=1)
     names = os.listdir(model_dir)
-    assert "model.ckpt-1.index" not in names
+    assert "model.ckpt-1.index" in names and "model.ckpt-1.data-00000-of-00001" in names
     assert not any("tempstate" in name for name in names)
     assert "model.ckpt-4.index" in names and "model.ckpt-5.index" in names
 

@@ -281,10 +281,11 @@ class CheckpointSaver:
     """Writes `model.ckpt-<step>` checkpoints of `variables` into `model_dir`.
 
     Keeps the newest `max_to_keep` (all when 0 or None), counting those already
-    listed in the state file, as a restarted original job did. Checkpoint files
-    the state file does not list (a job killed between writing a checkpoint
-    and recording it, or while deleting an old one) are removed, so files do
-    not pile up past `max_to_keep` across restarts.
+    listed in the state file, as a restarted original job did; checkpoints the
+    state file does not list (kept by `keep_checkpoint_every_n_hours`, by a
+    `max_to_keep=None` job, or left behind by a rollback of the state file)
+    are the user's and stay, as they did in the original. Only the temporary
+    files of a write that a killed job left unfinished are removed.
     """
 
     def __init__(self, model_dir, variables, max_to_keep=5, keep_checkpoint_every_n_hours=10000):
@@ -298,8 +299,7 @@ class CheckpointSaver:
         state = tf.train.get_checkpoint_state(model_dir)
         if state is not None:
             self._saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
-            if max_to_keep:
-                _remove_unlisted(model_dir, state)
+        _remove_unfinished_writes(model_dir)
         self.last_saved_step = None
 
     def save(self, step):
@@ -309,17 +309,17 @@ class CheckpointSaver:
         return path
 
 
-def _remove_unlisted(model_dir, state):
-    """Deletes `model.ckpt-*` files (and write leftovers) the state file does not list."""
-    listed = {
-        os.path.basename(path)
-        for path in [state.model_checkpoint_path, *state.all_model_checkpoint_paths]
-    }
+def _remove_unfinished_writes(model_dir):
+    """Deletes the temporary files of checkpoint writes a killed job left.
+
+    TensorFlow writes `<prefix>.index` and `.data-*` under a `.tempstate<N>`
+    suffix (and a sharded save under `<prefix>_temp/`) and renames them once
+    complete; nothing else is a write in progress, so nothing else is removed.
+    """
     pattern = os.path.join(model_dir, CHECKPOINT_BASENAME + "-*")
     for path in tf.io.gfile.glob(pattern):
         name = os.path.basename(path)
-        prefix = name.split(".index")[0].split(".data-")[0].split(".meta")[0]
-        if prefix in listed and ".tempstate" not in name:
+        if ".tempstate" not in name and not name.endswith("_temp"):
             continue
         tf.compat.v1.logging.info("Removing %s, left by an interrupted checkpoint write.", path)
         try:
