@@ -2,6 +2,7 @@
 
 import os
 import pickle
+import re
 
 import pytest
 import tensorflow as tf
@@ -54,6 +55,24 @@ def test_missing_index_of_the_only_checkpoint_with_a_state_file(model_dir):
     os.remove(os.path.join(model_dir, "model.ckpt-0.index"))
     with pytest.raises(ValueError, match="none is complete"):
         estimator.evaluate(dataset_input_fn())
+
+
+def test_a_state_file_that_is_not_utf8_is_an_error_naming_it(model_dir):
+    """The original raised a UnicodeDecodeError naming no file (train, evaluate,
+    latest_checkpoint; TF 2.15); the type stays, the message names the file."""
+    estimator = trained(model_dir, steps=2)
+    state = os.path.join(model_dir, "checkpoint")
+    with open(state, "wb") as f:
+        f.write(b'model_checkpoint_path: "model.ckpt-2\xff"\n')
+    before = sorted(os.listdir(model_dir))
+    for call in (
+        estimator.latest_checkpoint,
+        lambda: estimator.train(dataset_input_fn(repeat=True), steps=1),
+        lambda: estimator.evaluate(dataset_input_fn(), steps=1),
+    ):
+        with pytest.raises(UnicodeDecodeError, match=f"state file {re.escape(state)}"):
+            call()
+    assert sorted(os.listdir(model_dir)) == before
 
 
 def test_stale_event_files_without_checkpoints_start_fresh(model_dir):

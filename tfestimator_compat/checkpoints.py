@@ -74,7 +74,7 @@ def _candidates_newest_first(model_dir):
     listed = []
     state = None
     try:
-        state = tf.train.get_checkpoint_state(model_dir)
+        state = checkpoint_state(model_dir)
     except tf.errors.OpError as error:
         tf.compat.v1.logging.warning("Ignoring unreadable checkpoint state file: %s", error)
     if state is not None:
@@ -95,6 +95,24 @@ def _candidates_newest_first(model_dir):
         if prefix not in unique:
             unique.append(prefix)
     return unique
+
+
+def checkpoint_state(model_dir):
+    """`tf.train.get_checkpoint_state`, whose error for a state file that is not
+    UTF-8 text names that file (TensorFlow's names none)."""
+    try:
+        return tf.train.get_checkpoint_state(model_dir)
+    except UnicodeDecodeError as error:
+        path = os.path.join(model_dir, "checkpoint")
+        raise UnicodeDecodeError(
+            error.encoding,
+            error.object,
+            error.start,
+            error.end,
+            f"{error.reason}, in the checkpoint state file {path}. It is not the text file "
+            "TensorFlow writes: restore it from a backup, or move it away to use the newest "
+            "complete checkpoint found by name",
+        ) from error
 
 
 def _step_of_prefix(prefix):
@@ -296,7 +314,7 @@ class CheckpointSaver:
             keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
             save_relative_paths=True,
         )
-        state = tf.train.get_checkpoint_state(model_dir)
+        state = checkpoint_state(model_dir)
         if state is not None:
             self._saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
         _remove_unfinished_writes(model_dir)
