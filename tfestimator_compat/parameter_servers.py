@@ -25,13 +25,13 @@ task makes, empty and exclusively, when its server starts and removes when its
 process ends; a server the program started itself has no such file and gets
 none). The serving task's own `train()` call (or the ps task's
 `train_and_evaluate`) returns once that count reaches its own count of calls,
-so a program that alternates `train()` and `evaluate()` keeps its tasks in step. The file is
-in `model_dir`, where only the job writes, rather than at a name anyone could
-plant a link at in `/tmp`. A chief that fails sends nothing: the others keep
-serving until it is restarted, and find it where it left them. Where the chief
-could not write (a marker that could not be made), a task also ends once the
-chief's process is gone (its address refuses connections) and the newest
-checkpoint holds the step training was to reach.
+so a program that alternates `train()` and `evaluate()` keeps its tasks in
+step. The file is in `model_dir`, where only the job writes, rather than at a
+name in `/tmp` where anyone could plant a link. A chief that fails sends
+nothing: the others keep serving until it is restarted, and find it where it
+left them. Where the chief could not write (a marker that could not be made),
+a task also ends once the chief's process is gone (its address refuses
+connections) and the newest checkpoint holds the step training was to reach.
 """
 
 import atexit
