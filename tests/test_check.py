@@ -318,6 +318,38 @@ def test_an_unreadable_notebook_is_exit_2_and_the_rest_is_still_checked(capsys, 
     assert str(tmp_path / "broken.ipynb") in err
 
 
+def test_hostile_files_are_each_reported_and_the_run_goes_on(tmp_path):
+    """A deep but valid expression is checked; one too deep for Python, a
+    notebook with a `null` line, and a FIFO named `.py` (never opened: reading
+    it would block) are each named with why, and the other files are checked."""
+    tf_use = "import tensorflow as tf\ntf.estimator.Estimator\n"
+    write(tmp_path, "a_deep.py", tf_use + "x = " + " + ".join(["1"] * 2500) + "\n")
+    write(tmp_path, "b_too_deep.py", "x = " + " + ".join(["1"] * 5000) + "\n")
+    cells = [
+        {"cell_type": "code", "source": ["import tensorflow as tf\n", None]},
+        {"cell_type": "code", "source": ["import tensorflow as tf\n", "tf.estimator.Estimator\n"]},
+    ]
+    write(tmp_path, "c_null.ipynb", json.dumps({"cells": cells}))
+    os.mkfifo(tmp_path / "d_fifo.py")
+    write(tmp_path, "e_ok.py", tf_use)
+    done = subprocess.run(
+        [sys.executable, "-m", "tfestimator_compat.check", "--format", "json", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=REPO),
+    )
+    assert done.returncode == 2, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    errors = {(os.path.basename(e["path"]), e["cell"]): e for e in report["errors"]}
+    assert sorted(errors) == [("b_too_deep.py", None), ("c_null.ipynb", 1), ("d_fifo.py", None)]
+    assert "recursion" in errors["b_too_deep.py", None]["message"]
+    assert "not text" in errors["c_null.ipynb", 1]["message"]
+    assert "not a regular file" in errors["d_fifo.py", None]["message"]
+    found = sorted((os.path.basename(f["path"]), f["cell"]) for f in report["findings"])
+    assert found == [("a_deep.py", None), ("c_null.ipynb", 2), ("e_ok.py", None)]
+
+
 def test_usage_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as no_paths:
         check.main([])

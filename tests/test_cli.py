@@ -3,6 +3,7 @@
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -158,8 +159,10 @@ def test_enable_status_disable_in_a_site_dir(tmp_path, capsys):
     out = capsys.readouterr().out
     pth, module = auto_activation.hook_files(site_dir)
     assert str(pth) in out and str(module) in out
+    package_dir = os.path.dirname(os.path.abspath(auto_activation.__file__))
     assert pth.read_text() == (
-        "import _tfestimator_compat_startup; _tfestimator_compat_startup.install()\n"
+        "import _tfestimator_compat_startup; "
+        f"_tfestimator_compat_startup.install({package_dir!r})\n"
     )
     assert cli.main(["enable", "--site-dir", site_dir]) == 0, "enable is idempotent"
     assert auto_activation.status(site_dir) == "enabled"
@@ -202,6 +205,34 @@ def test_hook_costs_nothing_without_tensorflow(tmp_path):
     result = _run(["-c", code], cwd=tmp_path)
     assert result.returncode == 0, _report(result)
     assert result.stdout.strip() == "False False False"
+
+
+def test_the_hook_removes_itself_once_the_package_is_uninstalled(tmp_path):
+    """`pip uninstall` leaves the hook's files, which are not the package's:
+    the first interpreter to start after it deletes them."""
+    package = tmp_path / "lib" / "tfestimator_compat"
+    package.mkdir(parents=True)
+    for name in ("auto_activation.py", "startup.py"):
+        shutil.copy(os.path.join(os.path.dirname(auto_activation.__file__), name), package)
+    enable = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('copy', {str(package)!r} + "
+        "'/auto_activation.py')\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(module)\n"
+        f"module.enable({str(tmp_path / 'site')!r})\n"
+    )
+    assert _run(["-c", enable], cwd=tmp_path).returncode == 0
+    hook = auto_activation.hook_files(str(tmp_path / "site"))
+    started = _with_site(tmp_path / "site", "print('started')")
+    result = _run(["-c", started], cwd=tmp_path)
+    assert result.stdout.strip() == "started", _report(result)
+    assert all(path.exists() for path in hook), "installed: the hook stays"
+    shutil.rmtree(package)
+    result = _run(["-c", started], cwd=tmp_path)
+    assert result.stdout.strip() == "started" and not result.stderr, _report(result)
+    assert not any(path.exists() for path in hook)
+    assert not list((tmp_path / "site").rglob("_tfestimator_compat_startup*"))
 
 
 @pytest.mark.slow

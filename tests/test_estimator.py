@@ -78,6 +78,22 @@ def test_evaluate_steps_and_fresh_metrics_per_call(estimator):
         estimator.evaluate(dataset_input_fn(), steps=0)
 
 
+def test_evaluate_over_an_input_with_no_batches_reports_zeros(estimator, caplog):
+    """The original's loss and v1 metrics read 0.0 when no batch ran (its loss
+    was a `metrics.mean`, which divides with `div_no_nan`). Measured with
+    tensorflow-estimator 2.15 on an empty `Dataset` (no `steps`, and steps=3):
+    every metric, the loss included, 0.0 (float32), global_step the
+    checkpoint's, and `Saving dict for global step 2: ... loss = 0.0` logged."""
+    estimator.train(dataset_input_fn(repeat=True), steps=2)
+    for steps in (None, 3):
+        with caplog.at_level("INFO", logger="tensorflow"):
+            result = estimator.evaluate(dataset_input_fn(n=0), steps=steps)
+        assert result == {"accuracy": 0.0, "loss": 0.0, "global_step": 2}
+        assert isinstance(result["loss"], np.float32)
+        saved = [r.getMessage() for r in caplog.records if "Saving dict" in r.getMessage()]
+        assert "loss = 0.0" in saved[-1]
+
+
 def test_evaluate_writes_events_to_eval_dir(estimator, model_dir):
     estimator.train(dataset_input_fn(repeat=True), steps=2)
     estimator.evaluate(dataset_input_fn(), name="holdout")

@@ -342,3 +342,52 @@ def test_a_chief_waiting_for_tasks_that_never_start_says_which(tmp_path):
     assert said is not None, "the chief said nothing of the tasks it waits for"
     assert f"/job:ps/task:0 ({ps})" in said and f"/job:worker/task:0 ({worker})" in said
     assert "INFO" in said and "session_creation_timeout_secs" in said
+
+
+SERVING_TASK = """
+import tensorflow as tf
+import tfestimator_compat as est
+
+def model_fn(features, labels, mode):
+    raise AssertionError("a worker never calls the model_fn")
+
+estimator = est.Estimator(model_fn, model_dir={model_dir!r})
+estimator.train(lambda: tf.data.Dataset.range(1), max_steps=None)
+print("SERVED", flush=True)
+"""
+
+
+def test_a_serving_tasks_marker_follows_no_planted_symlink(tmp_path):
+    """A worker makes its chief-done marker in model_dir, exclusively and
+    without following links: a symlink planted where a marker goes (in /tmp,
+    where markers used to be, or in model_dir) leaves its target untouched."""
+    chief, worker, ps = free_port(), free_port(), free_port()
+    model_dir = tmp_path / "model"
+    model_dir.mkdir()
+    target = tmp_path / "precious"
+    target.write_text("keep me")
+    planted = [
+        f"/tmp/tfestimator_compat-worker-0-{worker}.chief_done",
+        str(model_dir / f".tfestimator_compat-worker-0-{worker}.chief_done"),
+    ]
+    for path in planted:
+        os.symlink(target, path)
+    try:
+        cluster = {
+            "chief": [f"localhost:{chief}"],
+            "worker": [f"localhost:{worker}"],
+            "ps": [f"localhost:{ps}"],
+        }
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=os.pathsep.join(sys.path))
+        env["TF_CONFIG"] = json.dumps({"cluster": cluster, "task": {"type": "worker", "index": 0}})
+        script = SERVING_TASK.format(model_dir=str(model_dir))
+        done = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert "SERVED" in done.stdout, done.stderr[-3000:]
+        assert target.read_text() == "keep me"
+        assert os.path.islink(planted[0]), "nothing is made in /tmp"
+    finally:
+        for path in planted:
+            if os.path.islink(path):
+                os.remove(path)

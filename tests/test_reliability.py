@@ -2,6 +2,7 @@
 
 import os
 import pickle
+import re
 
 import pytest
 import tensorflow as tf
@@ -56,6 +57,24 @@ def test_missing_index_of_the_only_checkpoint_with_a_state_file(model_dir):
         estimator.evaluate(dataset_input_fn())
 
 
+def test_a_state_file_that_is_not_utf8_is_an_error_naming_it(model_dir):
+    """The original raised a UnicodeDecodeError naming no file (train, evaluate,
+    latest_checkpoint; TF 2.15); the type stays, the message names the file."""
+    estimator = trained(model_dir, steps=2)
+    state = os.path.join(model_dir, "checkpoint")
+    with open(state, "wb") as f:
+        f.write(b'model_checkpoint_path: "model.ckpt-2\xff"\n')
+    before = sorted(os.listdir(model_dir))
+    for call in (
+        estimator.latest_checkpoint,
+        lambda: estimator.train(dataset_input_fn(repeat=True), steps=1),
+        lambda: estimator.evaluate(dataset_input_fn(), steps=1),
+    ):
+        with pytest.raises(UnicodeDecodeError, match=f"state file {re.escape(state)}"):
+            call()
+    assert sorted(os.listdir(model_dir)) == before
+
+
 def test_stale_event_files_without_checkpoints_start_fresh(model_dir):
     os.makedirs(model_dir)
     with tf.summary.create_file_writer(model_dir).as_default():
@@ -77,16 +96,18 @@ def test_input_fn_errors_propagate_unchanged_and_lose_nothing(model_dir):
     assert sorted(os.listdir(model_dir)) == before
 
 
-def test_checkpoints_a_killed_job_left_unlisted_are_removed(model_dir):
+def test_only_unfinished_checkpoint_writes_are_removed(model_dir):
+    """Temporary files of a killed write go; files the state file does not list
+    stay, as the original left them (they may be the user's)."""
     estimator = trained(model_dir)
     for suffix in (".index", ".data-00000-of-00001"):
         with open(os.path.join(model_dir, "model.ckpt-1" + suffix), "wb") as f:
-            f.write(b"left over")
+            f.write(b"not listed")
     with open(os.path.join(model_dir, "model.ckpt-5.data-00000-of-00001.tempstate123"), "wb"):
         pass
     estimator.train(dataset_input_fn(repeat=True), steps=1)
     names = os.listdir(model_dir)
-    assert "model.ckpt-1.index" not in names
+    assert "model.ckpt-1.index" in names and "model.ckpt-1.data-00000-of-00001" in names
     assert not any("tempstate" in name for name in names)
     assert "model.ckpt-4.index" in names and "model.ckpt-5.index" in names
 

@@ -5,7 +5,9 @@ site-packages by default):
 
 - `_tfestimator_compat_startup.py`, a copy of `startup.py`: standard library
   only, so it works before any package is imported;
-- `tfestimator_compat_autoactivate.pth`, one line that imports it at start-up.
+- `tfestimator_compat_autoactivate.pth`, one line that imports it at start-up
+  and names this package's directory: once `pip uninstall` has removed that
+  directory, the next interpreter to start removes both files.
 
 Python runs `.pth` lines that start with `import` for every interpreter of the
 environment, so plain `python old.py` and Jupyter kernels activate the shim
@@ -21,7 +23,6 @@ from typing import Optional
 
 PTH_NAME = "tfestimator_compat_autoactivate.pth"
 MODULE_NAME = "_tfestimator_compat_startup"
-_PTH_LINE = f"import {MODULE_NAME}; {MODULE_NAME}.install()\n"
 
 
 def default_site_dir() -> str:
@@ -36,8 +37,10 @@ def hook_files(site_dir: Optional[str] = None) -> List[Path]:
 
 
 def _expected_contents() -> List[str]:
+    package_dir = os.path.dirname(os.path.abspath(__file__))
+    pth_line = f"import {MODULE_NAME}; {MODULE_NAME}.install({package_dir!r})\n"
     source = Path(__file__).with_name("startup.py").read_text(encoding="utf-8")
-    return [_PTH_LINE, source]
+    return [pth_line, source]
 
 
 def enable(site_dir: Optional[str] = None) -> List[Path]:

@@ -30,9 +30,11 @@ tfestimator-compat check --format json src/ > report.json
 
 import argparse
 import ast
+import contextlib
 import json
 import os
 import re
+import stat
 import sys
 from typing import Dict
 from typing import Iterator
@@ -54,6 +56,9 @@ _PYTHON_CELL_MAGICS = frozenset(["time", "timeit", "capture", "prun", "debug"])
 _HELP_LINE = re.compile(r"^[\w.\[\]()'\"]+\?\??$")
 # `files = !ls`, `t = %timeit -o f()`: shell or magic output assigned to names.
 _MAGIC_ASSIGNMENT = re.compile(r"^[\w.,\s\[\]()]+=\s*[%!]")
+# Python parses expressions nested about 3,000 deep; walking such a tree takes
+# two or three Python frames per level, past the default limit of 1,000.
+_WALK_RECURSION_LIMIT = 20_000
 
 
 def _canonical(path: str) -> str:
@@ -305,6 +310,37 @@ def _syntax_error(path: str, error: Exception, cell: Optional[int] = None) -> Fi
     return FileError(path, "syntax", f"not checked, cannot parse: {message}", line, cell)
 
 
+@contextlib.contextmanager
+def _deep_recursion():
+    """Lets a walk of any tree `ast.parse` made finish (Python-level frames only:
+    the limit is raised around the walk, never around parsing)."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _WALK_RECURSION_LIMIT))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _check_source(
+    source, resolver: _Resolver, path: str, cell: Optional[int], report: Report
+) -> None:
+    """Parses one file's or cell's source and adds its findings, or why it could not."""
+    try:
+        tree = ast.parse(source, filename=path)
+    except (SyntaxError, ValueError, RecursionError) as error:
+        report.errors.append(_syntax_error(path, error, cell))
+        return
+    try:
+        with _deep_recursion():
+            resolver.visit(tree)
+    except RecursionError as error:
+        resolver.uses.clear()
+        report.errors.append(_syntax_error(path, error, cell))
+        return
+    report.findings.extend(_findings(resolver, path, cell))
+
+
 def check_python(path: str, report: Report) -> None:
     """Adds the findings of one `.py` file (or its error) to `report`."""
     try:
@@ -314,18 +350,14 @@ def check_python(path: str, report: Report) -> None:
         report.errors.append(FileError(path, "unreadable", error.strerror or str(error)))
         return
     report.files.append(path)
-    try:
-        tree = ast.parse(source, filename=path)
-    except (SyntaxError, ValueError) as error:
-        report.errors.append(_syntax_error(path, error))
-        return
-    resolver = _Resolver()
-    resolver.visit(tree)
-    report.findings.extend(_findings(resolver, path, None))
+    _check_source(source, _Resolver(), path, None, report)
 
 
-def _notebook_cells(path: str) -> List[Tuple[int, str]]:
-    """(1-based cell number among all cells, source) of each code cell; raises ValueError."""
+def _notebook_cells(path: str) -> List[Tuple[int, Optional[str]]]:
+    """(1-based cell number among all cells, source) of each code cell; raises ValueError.
+
+    The source is None for a cell whose source is not text (a `null` line).
+    """
     with open(path, encoding="utf-8") as f:
         notebook = json.load(f)
     cells = notebook.get("cells") if isinstance(notebook, dict) else None
@@ -335,7 +367,12 @@ def _notebook_cells(path: str) -> List[Tuple[int, str]]:
     for number, cell in enumerate(cells, start=1):
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
             source = cell.get("source", "")
-            code.append((number, "".join(source) if isinstance(source, list) else str(source)))
+            if isinstance(source, list):
+                text = all(isinstance(line, str) for line in source)
+                source = "".join(source) if text else None
+            elif not isinstance(source, str):
+                source = None
+            code.append((number, source))
     return code
 
 
@@ -350,16 +387,13 @@ def check_notebook(path: str, report: Report) -> None:
     report.files.append(path)
     resolver = _Resolver()
     for number, source in cells:
+        if source is None:
+            message = "not checked, the cell's source is not text"
+            report.errors.append(FileError(path, "unreadable", message, cell=number))
+            continue
         python = _python_cell(source)
-        if python is None:
-            continue
-        try:
-            tree = ast.parse(python, filename=path)
-        except (SyntaxError, ValueError) as error:
-            report.errors.append(_syntax_error(path, error, number))
-            continue
-        resolver.visit(tree)
-        report.findings.extend(_findings(resolver, path, number))
+        if python is not None:
+            _check_source(python, resolver, path, number, report)
 
 
 def _is_notebook(path: str) -> bool:
@@ -381,15 +415,31 @@ def iter_files(path: str) -> Iterator[str]:
                 yield os.path.join(root, name)
 
 
+def _not_a_regular_file(path: str) -> Optional[str]:
+    """Why `path` is not read (a FIFO would block, a device never ends), or None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        return error.strerror or str(error)
+    if stat.S_ISREG(mode):
+        return None
+    return "not a regular file (a FIFO, socket or device): skipped without reading it"
+
+
 def check_paths(paths: List[str]) -> Report:
-    """Checks files and directories; a missing path is an "unreadable" error."""
+    """Checks files and directories; a missing path or one that is not a regular
+    file is an "unreadable" error, and the other paths are still checked."""
     report = Report()
     for path in paths:
         if not os.path.exists(path):
             report.errors.append(FileError(path, "unreadable", "no such file or directory"))
             continue
         for file in iter_files(path):
-            (check_notebook if _is_notebook(file) else check_python)(file, report)
+            problem = _not_a_regular_file(file)
+            if problem is not None:
+                report.errors.append(FileError(file, "unreadable", problem))
+            else:
+                (check_notebook if _is_notebook(file) else check_python)(file, report)
     return report
 
 

@@ -74,7 +74,7 @@ def _candidates_newest_first(model_dir):
     listed = []
     state = None
     try:
-        state = tf.train.get_checkpoint_state(model_dir)
+        state = checkpoint_state(model_dir)
     except tf.errors.OpError as error:
         tf.compat.v1.logging.warning("Ignoring unreadable checkpoint state file: %s", error)
     if state is not None:
@@ -95,6 +95,24 @@ def _candidates_newest_first(model_dir):
         if prefix not in unique:
             unique.append(prefix)
     return unique
+
+
+def checkpoint_state(model_dir):
+    """`tf.train.get_checkpoint_state`, whose error for a state file that is not
+    UTF-8 text names that file (TensorFlow's names none)."""
+    try:
+        return tf.train.get_checkpoint_state(model_dir)
+    except UnicodeDecodeError as error:
+        path = os.path.join(model_dir, "checkpoint")
+        raise UnicodeDecodeError(
+            error.encoding,
+            error.object,
+            error.start,
+            error.end,
+            f"{error.reason}, in the checkpoint state file {path}. It is not the text file "
+            "TensorFlow writes: restore it from a backup, or move it away to use the newest "
+            "complete checkpoint found by name",
+        ) from error
 
 
 def _step_of_prefix(prefix):
@@ -281,10 +299,11 @@ class CheckpointSaver:
     """Writes `model.ckpt-<step>` checkpoints of `variables` into `model_dir`.
 
     Keeps the newest `max_to_keep` (all when 0 or None), counting those already
-    listed in the state file, as a restarted original job did. Checkpoint files
-    the state file does not list (a job killed between writing a checkpoint
-    and recording it, or while deleting an old one) are removed, so files do
-    not pile up past `max_to_keep` across restarts.
+    listed in the state file, as a restarted original job did; checkpoints the
+    state file does not list (kept by `keep_checkpoint_every_n_hours`, by a
+    `max_to_keep=None` job, or left behind by a rollback of the state file)
+    are the user's and stay, as they did in the original. Only the temporary
+    files of a write that a killed job left unfinished are removed.
     """
 
     def __init__(self, model_dir, variables, max_to_keep=5, keep_checkpoint_every_n_hours=10000):
@@ -295,11 +314,10 @@ class CheckpointSaver:
             keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
             save_relative_paths=True,
         )
-        state = tf.train.get_checkpoint_state(model_dir)
+        state = checkpoint_state(model_dir)
         if state is not None:
             self._saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
-            if max_to_keep:
-                _remove_unlisted(model_dir, state)
+        _remove_unfinished_writes(model_dir)
         self.last_saved_step = None
 
     def save(self, step):
@@ -309,17 +327,17 @@ class CheckpointSaver:
         return path
 
 
-def _remove_unlisted(model_dir, state):
-    """Deletes `model.ckpt-*` files (and write leftovers) the state file does not list."""
-    listed = {
-        os.path.basename(path)
-        for path in [state.model_checkpoint_path, *state.all_model_checkpoint_paths]
-    }
+def _remove_unfinished_writes(model_dir):
+    """Deletes the temporary files of checkpoint writes a killed job left.
+
+    TensorFlow writes `<prefix>.index` and `.data-*` under a `.tempstate<N>`
+    suffix (and a sharded save under `<prefix>_temp/`) and renames them once
+    complete; nothing else is a write in progress, so nothing else is removed.
+    """
     pattern = os.path.join(model_dir, CHECKPOINT_BASENAME + "-*")
     for path in tf.io.gfile.glob(pattern):
         name = os.path.basename(path)
-        prefix = name.split(".index")[0].split(".data-")[0].split(".meta")[0]
-        if prefix in listed and ".tempstate" not in name:
+        if ".tempstate" not in name and not name.endswith("_temp"):
             continue
         tf.compat.v1.logging.info("Removing %s, left by an interrupted checkpoint write.", path)
         try:

@@ -20,17 +20,18 @@ How a serving task learns that the chief is done: when a `train()` call
 ends, the chief runs one small function on every worker and ps task, in that
 task's own process, that writes the number of `train()` calls it finished
 into a file of that task's
-(`/tmp/tfestimator_compat-<job>-<index>-<port>.chief_done`, which the task
-makes, empty, when its server starts and removes when its process ends; a
-server the program started itself has no such file and gets none). The
-serving task's own `train()` call (or the ps task's `train_and_evaluate`)
-returns once that count reaches its own count of calls, so a program that
-alternates `train()` and `evaluate()` keeps its tasks in step. Nothing is
-stored in `model_dir` or shared storage, and a chief that fails sends
+(`<model_dir>/.tfestimator_compat-<job>-<index>-<port>.chief_done`, which the
+task makes, empty and exclusively, when its server starts and removes when its
+process ends; a server the program started itself has no such file and gets
+none). The serving task's own `train()` call (or the ps task's
+`train_and_evaluate`) returns once that count reaches its own count of calls,
+so a program that alternates `train()` and `evaluate()` keeps its tasks in
+step. The file is in `model_dir`, where only the job writes, rather than at a
+name in `/tmp` where anyone could plant a link. A chief that fails sends
 nothing: the others keep serving until it is restarted, and find it where it
-left them. Where the chief could not write (a task without `/tmp`), a task
-also ends once the chief's process is gone (its address refuses connections)
-and the newest checkpoint holds the step training was to reach.
+left them. Where the chief could not write (a marker that could not be made),
+a task also ends once the chief's process is gone (its address refuses
+connections) and the newest checkpoint holds the step training was to reach.
 """
 
 import atexit
@@ -60,7 +61,6 @@ _chief_strategy = None
 # `train()` calls the chief finished here, and calls this task served.
 _rounds_trained = 0
 _rounds_served = 0
-_MARKER_DIR = "/tmp"
 
 
 def is_ps_strategy(strategy) -> bool:
@@ -184,7 +184,7 @@ def serve_until_chief_is_done(config, last_step):
     _start_server(config)
     _rounds_served += 1
     cluster = training_cluster(config)
-    marker = _marker_path(cluster, _job(config), config.task_id)
+    marker = _marker_path(config.model_dir, cluster, _job(config), config.task_id)
     chief = cluster.task_address(cluster_lib.CHIEF, 0)
     _logging.info(
         "%s %d serves the parameter-server cluster until the chief (%s) is done.",
@@ -225,7 +225,8 @@ def tell_serving_tasks_chief_is_done(config):
         for index in cluster.task_indices(job):
             try:
                 with tf.device(f"/job:{job}/replica:0/task:{index}/device:CPU:0"):
-                    _write_if_there(tf.constant(_marker_path(cluster, job, index)), count)
+                    marker = _marker_path(config.model_dir, cluster, job, index)
+                    _write_if_there(tf.constant(marker), count)
             except (tf.errors.OpError, ValueError) as error:
                 _logging.warning(
                     "Could not tell %s %d that the chief is done (%s); it stops once the "
@@ -250,16 +251,16 @@ def _write_if_there(path, contents):
     return tf.cond(there, write, lambda: tf.constant(False))
 
 
-def _marker_path(cluster, job, index):
+def _marker_path(model_dir, cluster, job, index):
     port = cluster.task_address(job, index).rpartition(":")[2]
-    return f"{_MARKER_DIR}/tfestimator_compat-{job}-{index}-{port}.chief_done"
+    return os.path.join(model_dir, f".tfestimator_compat-{job}-{index}-{port}.chief_done")
 
 
 def _told_done(marker, rounds):
     try:
-        with open(marker) as f:
+        with tf.io.gfile.GFile(marker) as f:
             return int(f.read().strip() or 0) >= rounds
-    except (OSError, ValueError):
+    except (tf.errors.OpError, ValueError):
         return False
 
 
@@ -283,9 +284,8 @@ def _start_server(config):
     global _server
     if _server is None:
         job = _job(config)
-        marker = _marker_path(training_cluster(config), job, config.task_id)
-        # Made empty (a previous job's on the same port is emptied), for the chief to write.
-        with contextlib.suppress(OSError), open(marker, "w"):
+        marker = _marker_path(config.model_dir, training_cluster(config), job, config.task_id)
+        if _make_marker(marker):
             atexit.register(_remove, marker)
         _server = tf.distribute.Server(
             training_cluster(config),
@@ -297,9 +297,38 @@ def _start_server(config):
     return _server
 
 
+def _make_marker(path):
+    """Makes `path` empty for the chief to write; False when it cannot.
+
+    A previous task's marker (or anything else at that name, a link
+    included) is removed, not written through; a local file is then created
+    exclusively and without following links.
+    """
+    try:
+        tf.io.gfile.makedirs(os.path.dirname(path))
+        _remove(path)
+        if "://" in path:
+            with tf.io.gfile.GFile(path, "w"):
+                return True
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        os.close(os.open(path, flags, 0o600))
+        return True
+    except (OSError, tf.errors.OpError) as error:
+        _logging.warning(
+            "Could not make %s (%s); this task stops once the chief's process has ended.",
+            path,
+            error,
+        )
+        return False
+
+
 def _remove(path):
-    with contextlib.suppress(OSError):
-        os.remove(path)
+    if "://" in path:
+        with contextlib.suppress(tf.errors.OpError):
+            tf.io.gfile.remove(path)
+    else:
+        with contextlib.suppress(OSError):
+            os.remove(path)
 
 
 def _wait_for_tasks(cluster, timeout_secs):

@@ -14,7 +14,9 @@ TensorFlow half-way through its own initialization, and the shim needs a
 whole Keras.
 
 Set `TFESTIMATOR_COMPAT_AUTO=0` in the environment to turn the hook off for
-one run.
+one run. Once the package is uninstalled (its directory, which the `.pth`
+line names, is gone), the hook deletes its two files at the next start-up
+rather than cost every later interpreter its import.
 """
 
 import importlib.abc
@@ -25,6 +27,8 @@ import warnings
 _WATCHED = ("tensorflow", "keras")
 _PACKAGE = "tfestimator_compat"
 _SWITCH = "TFESTIMATOR_COMPAT_AUTO"
+# The `.pth` file beside this module (`auto_activation.PTH_NAME`).
+_PTH_NAME = "tfestimator_compat_autoactivate.pth"
 
 
 class _Activator(importlib.abc.MetaPathFinder):
@@ -128,9 +132,28 @@ def _remove(activator):
         sys.meta_path.remove(activator)
 
 
-def install():
-    """Activates now if TensorFlow is already imported, else when it is."""
+def _remove_hook_files():
+    """Deletes the `.pth` file and this module (best effort: a read-only
+    site-packages keeps them, and they stay harmless)."""
+    directory = os.path.dirname(os.path.abspath(__file__))
+    paths = [os.path.join(directory, _PTH_NAME), __file__, globals().get("__cached__")]
+    for path in paths:
+        try:
+            os.remove(path)
+        except (OSError, TypeError):  # TypeError: no cached bytecode (None)
+            pass
+
+
+def install(package_dir=None):
+    """Activates now if TensorFlow is already imported, else when it is.
+
+    `package_dir` is where `enable` found the package; when it is gone, the
+    package was uninstalled and the hook removes itself instead.
+    """
     if os.environ.get(_SWITCH, "1") == "0":
+        return
+    if package_dir is not None and not os.path.isdir(package_dir):
+        _remove_hook_files()
         return
     if "tensorflow" in sys.modules:
         if _needs_shim():

@@ -288,8 +288,9 @@ class ModelFnModel(keras.Model):
         self.steps_run = 0
 
     def mean_eval_loss(self):
-        """Mean of the per-batch losses, as the original's `metrics.mean(loss)`."""
-        return self._loss_total.numpy() / self.steps_run if self.steps_run else float("nan")
+        """Mean of the per-batch losses, as the original's `metrics.mean(loss)`
+        (0.0 when no batch ran, as that metric divided)."""
+        return self._loss_total.numpy() / self.steps_run if self.steps_run else 0.0
 
     def _multi_step_function(self, step_function):
         """A `tf.function` that runs up to `n` steps on batches of `iterator`.
