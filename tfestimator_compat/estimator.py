@@ -253,7 +253,7 @@ class Estimator:
         all_hooks = hooks + list(spec.training_hooks)
         if config.is_chief:
             all_hooks += list(spec.training_chief_hooks)
-        runner = HookRunner(session_hooks(all_hooks), graph)
+        runner = HookRunner(session_hooks(all_hooks), graph, len(session_hooks(hooks)))
         fetches = {"loss": spec.loss, "train_op": spec.train_op}
         stop = stop_signal.stop_signal(graph.graph)
         if stop is not None:

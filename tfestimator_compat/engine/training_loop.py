@@ -68,11 +68,11 @@ class _StepLoop(keras.callbacks.Callback):
         self.model.set_fetches(self._base_fetches, first_step_fetches)
         self.model.steps_per_call = max(1, int(steps))
 
-    def _finish_call(self):
-        """Runs the hooks' `after_run`; True when one asked to stop."""
+    def _finish_call(self, which=slice(None)):
+        """Runs the hooks' `after_run` (those `which` selects); True when one asked to stop."""
         if not self._runner.hooks:
             return False
-        return self._runner.after_step(self.model.first_outputs)
+        return self._runner.after_step(self.model.first_outputs, which)
 
 
 class TrainingLoop(_StepLoop):
@@ -242,10 +242,12 @@ class TrainingLoop(_StepLoop):
         events = self._events_of_call(first_step, first, model.event_outputs)
         losses = [first["loss"].numpy(), self.loss]
         losses += [fetched["logged_loss"] for _, fetched in events if "logged_loss" in fetched]
+        split = self._runner.before_nan_check
+        stop = self._finish_call(slice(None, split))
         if any(math.isnan(float(loss)) for loss in losses):
             _logging.error("Model diverged with loss = NaN.")
             raise NanLossDuringTrainingError
-        stop = self._finish_call()
+        stop = self._finish_call(slice(split, None)) or stop
         self._callbacks.train_batch_end(first_step, self.loss, model.last_steps_run)
         advance = round(self._global_steps_per_step())
         for event_step, fetched in events:
