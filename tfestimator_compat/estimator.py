@@ -612,7 +612,8 @@ class Estimator:
         # few steps with a small keep_checkpoint_max can outrun a few.
         for _ in range(_RESTORE_ATTEMPTS):
             try:
-                checkpoints.restore(checkpoint_path, self._variables_of(graph))
+                if not scaffold.restore_with_custom_saver(graph, checkpoint_path):
+                    checkpoints.restore(checkpoint_path, self._variables_of(graph))
                 return checkpoint_path
             except (tf.errors.OpError, ValueError):
                 # Whatever the reader says of a file deleted under it (NotFoundError,

@@ -168,6 +168,22 @@ def saved_variables(saver, store):
     return saved
 
 
+def restore_with_custom_saver(model_fn_graph, checkpoint_path):
+    """Restores through the Scaffold's saver when it is not a `tf.compat.v1.train.Saver`.
+
+    A saver of another class (a subclass of none, a wrapper that records its
+    calls) does its own restoring, as the original let it: its `restore` gets
+    a session of the model_fn's graph. Returns whether it did; a TF1 Saver is
+    applied by name instead (`saved_variables`).
+    """
+    saver = model_fn_graph.spec.scaffold.saver
+    if saver is None or _is_tf1_saver(saver):
+        return False
+    with model_fn_graph.graph.as_default(), tf1_tensor_semantics():
+        saver.restore(GraphSession(model_fn_graph), checkpoint_path)
+    return True
+
+
 def checkpoints_to_keep(saver, config):
     """(max_to_keep, keep_checkpoint_every_n_hours): the Scaffold saver's, or the RunConfig's."""
     if _is_tf1_saver(saver):
