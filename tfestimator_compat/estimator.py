@@ -317,7 +317,7 @@ class Estimator:
                 )
         self._store.reset_local_variables()
         if in_memory:
-            scaffold.check_in_memory(spec.scaffold)
+            scaffold.check_in_memory(graph)
         else:
             checkpoint_path = self._initialize(graph, checkpoint_path, follow_latest)
         all_hooks = hooks + list(spec.evaluation_hooks)
@@ -336,6 +336,14 @@ class Estimator:
         summaries.write_eval_results(self.eval_dir(name), results, checkpoint_path)
         callbacks.test_end(results)
         return results
+
+    @in_eager_mode
+    def _check_in_memory_evaluation(self, input_fn):
+        """Traces the EVAL model_fn on `input_fn` and refuses what in-memory
+        evaluation cannot apply, as the original did when its hook began."""
+        inputs = self._call_input_fn(input_fn, ModeKeys.EVAL)
+        graph, _ = self._traced(ModeKeys.EVAL, inputs)
+        scaffold.check_in_memory(graph)
 
     @in_eager_mode
     def predict(
