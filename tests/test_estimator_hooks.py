@@ -109,3 +109,21 @@ def test_saveables_other_than_global_variables_are_refused(tmp_path):
     )
     with pytest.raises(ValueError, match="does not support saveables other than global"):
         hook.begin()
+
+
+def saver_of_metric_state(features, labels, mode):
+    spec = model_fn(features, labels, mode)
+    mean = tf.keras.metrics.Mean()
+    mean.update_state(spec.loss)
+    saver = tf.compat.v1.train.Saver()  # includes the metric's state here
+    return spec._replace(
+        eval_metric_ops={"mean": mean}, scaffold=tf.compat.v1.train.Scaffold(saver=saver)
+    )
+
+
+def test_a_custom_saver_is_refused_whatever_it_saves(tmp_path):
+    hook = est.experimental.InMemoryEvaluatorHook(
+        est.Estimator(saver_of_metric_state, str(tmp_path)), input_fn()
+    )
+    with pytest.raises(ValueError, match="does not support custom saver"):
+        hook.begin()

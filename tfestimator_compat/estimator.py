@@ -342,8 +342,9 @@ class Estimator:
         """Traces the EVAL model_fn on `input_fn` and refuses what in-memory
         evaluation cannot apply, as the original did when its hook began."""
         inputs = self._call_input_fn(input_fn, ModeKeys.EVAL)
-        graph, _ = self._traced(ModeKeys.EVAL, inputs)
-        scaffold.check_in_memory(graph)
+        # The graph alone: the Keras model around it would resolve the
+        # Scaffold's saver first, which a refused one may not survive.
+        scaffold.check_in_memory(self._trace(ModeKeys.EVAL, inputs))
 
     @in_eager_mode
     def predict(
