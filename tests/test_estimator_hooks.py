@@ -84,3 +84,46 @@ def test_hooks_and_cluster_are_checked_as_the_original_did(tmp_path, monkeypatch
     clustered = est.Estimator(model_fn, str(tmp_path / "cluster"))
     with pytest.raises(ValueError, match="only single machine"):
         est.experimental.InMemoryEvaluatorHook(clustered, input_fn())
+
+
+@pytest.mark.parametrize("field, fn", [("saver", custom_saver), ("init_fn", custom_init_fn)])
+def test_begin_refuses_before_any_training(tmp_path, field, fn):
+    # The original built the evaluation graph in begin(), so the refusal came
+    # from there, before a session or checkpoint existed.
+    hook = est.experimental.InMemoryEvaluatorHook(est.Estimator(fn, str(tmp_path)), input_fn())
+    with pytest.raises(ValueError, match=f"does not support custom {field}"):
+        hook.begin()
+
+
+def other_saveables(features, labels, mode):
+    spec = model_fn(features, labels, mode)
+    state = tf.compat.v1.Variable(
+        [0.0], trainable=False, collections=[tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS]
+    )
+    return spec._replace(predictions=spec.predictions + state)
+
+
+def test_saveables_other_than_global_variables_are_refused(tmp_path):
+    hook = est.experimental.InMemoryEvaluatorHook(
+        est.Estimator(other_saveables, str(tmp_path)), input_fn()
+    )
+    with pytest.raises(ValueError, match="does not support saveables other than global"):
+        hook.begin()
+
+
+def saver_of_metric_state(features, labels, mode):
+    spec = model_fn(features, labels, mode)
+    mean = tf.keras.metrics.Mean()
+    mean.update_state(spec.loss)
+    saver = tf.compat.v1.train.Saver()  # includes the metric's state here
+    return spec._replace(
+        eval_metric_ops={"mean": mean}, scaffold=tf.compat.v1.train.Scaffold(saver=saver)
+    )
+
+
+def test_a_custom_saver_is_refused_whatever_it_saves(tmp_path):
+    hook = est.experimental.InMemoryEvaluatorHook(
+        est.Estimator(saver_of_metric_state, str(tmp_path)), input_fn()
+    )
+    with pytest.raises(ValueError, match="does not support custom saver"):
+        hook.begin()

@@ -349,3 +349,30 @@ def test_a_nan_loss_is_found_after_that_steps_checkpoint(model_dir):
     with pytest.raises(est.NanLossDuringTrainingError):
         estimator.train(dataset_input_fn(repeat=True), steps=5)
     assert estimator.latest_checkpoint().endswith("model.ckpt-3")
+
+
+class _CountingHook(est.SessionRunHook):
+    def __init__(self):
+        self.after_runs = 0
+
+    def after_run(self, run_context, run_values):
+        self.after_runs += 1
+
+
+def test_train_hooks_see_the_nan_step_and_the_specs_hooks_do_not(model_dir):
+    # The original ran the NaN check between the hooks given to train() and
+    # the EstimatorSpec's training_hooks.
+    spec_hook = _CountingHook()
+
+    def model_fn(features, labels, mode):
+        spec = classifier_model_fn(features, labels, mode, {})
+        poisoned = tf.cond(
+            tf.compat.v1.train.get_global_step() >= 1, lambda: np.float32(np.nan), lambda: spec.loss
+        )
+        return spec._replace(loss=poisoned, training_hooks=[spec_hook])
+
+    train_hook = _CountingHook()
+    estimator = est.Estimator(model_fn, model_dir=model_dir)
+    with pytest.raises(est.NanLossDuringTrainingError):
+        estimator.train(dataset_input_fn(repeat=True), steps=5, hooks=[train_hook])
+    assert (train_hook.after_runs, spec_hook.after_runs) == (2, 1)

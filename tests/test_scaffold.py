@@ -123,3 +123,49 @@ def test_a_scaffold_saver_decides_keys_and_how_many_checkpoints_are_kept(tmp_pat
     # And training resumes from them.
     estimator.train(lambda: input_fn().repeat(), steps=1)
     assert tf.train.load_variable(estimator.latest_checkpoint(), "global_step") == 5
+
+
+class _RecordingSaver:
+    """A saver of its own class around a TF1 Saver, as users wrap one to log or retry."""
+
+    def __init__(self):
+        self._saver = tf.compat.v1.train.Saver()
+        self.saver_def = self._saver.saver_def
+        self.restored = []
+
+    def restore(self, sess, save_path):
+        self.restored.append(save_path)
+        self._saver.restore(sess, save_path)
+
+    def save(self, *args, **kwargs):
+        return self._saver.save(*args, **kwargs)
+
+
+def test_a_custom_scaffold_saver_restores_for_evaluate_and_predict(tmp_path):
+    savers = []
+
+    def model_fn(features, labels, mode):
+        weight = tf.Variable(1.0, name="weight")
+        savers.append(_RecordingSaver())
+        step = tf.compat.v1.assign_add(tf.compat.v1.train.get_global_step(), 1)
+        with tf.control_dependencies([step]):
+            train_op = tf.compat.v1.assign_add(weight, 2.0)
+        return est.EstimatorSpec(
+            mode,
+            predictions=weight * tf.ones_like(features["x"]),
+            loss=tf.constant(0.0),
+            train_op=train_op,
+            eval_metric_ops={"weight": (tf.identity(weight), tf.no_op())},
+            scaffold=tf.compat.v1.train.Scaffold(saver=savers[-1]),
+        )
+
+    def input_fn():
+        return tf.data.Dataset.from_tensors(({"x": [[1.0]]}, [[1.0]]))
+
+    estimator = est.Estimator(model_fn, model_dir=str(tmp_path))
+    estimator.train(input_fn, steps=1)
+    checkpoint = estimator.latest_checkpoint()
+    assert estimator.evaluate(input_fn, steps=1)["weight"] == 3.0
+    assert savers[-1].restored == [checkpoint]
+    assert next(estimator.predict(input_fn)) == [3.0]
+    assert savers[-1].restored == [checkpoint]

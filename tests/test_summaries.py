@@ -174,3 +174,28 @@ def test_training_summary_steps_are_the_originals(model_dir):
     events = accumulate(model_dir)
     assert [e.step for e in events.Scalars("loss")] == [1, 4, 7, 10]
     assert [e.step for e in events.Scalars("global_step/sec")] == [4, 7, 10]
+
+
+def test_nested_metric_value_is_returned_whole_and_not_summarized(model_dir):
+    def model_fn(features, labels, mode):
+        nested = ((tf.constant(2.0), tf.constant(1)), tf.constant(3.0, tf.float64))
+        return est.EstimatorSpec(
+            mode,
+            loss=tf.constant(1.0),
+            train_op=tf.compat.v1.assign_add(tf.compat.v1.train.get_global_step(), 1),
+            eval_metric_ops={
+                "nested": (nested, tf.no_op()),
+                "flat": (tf.constant(4.0), tf.no_op()),
+            },
+        )
+
+    def input_fn():
+        return tf.data.Dataset.from_tensors(({"x": [[1.0]]}, [[1.0]]))
+
+    estimator = est.Estimator(model_fn, model_dir=model_dir)
+    estimator.train(input_fn, steps=1)
+    results = estimator.evaluate(input_fn, steps=1)
+    (two, one), three = results["nested"]
+    assert (float(two), int(one), float(three)) == (2.0, 1, 3.0)
+    tags = accumulate(estimator.eval_dir()).Tags()["scalars"]
+    assert "flat" in tags and not any(tag.startswith("nested") for tag in tags)

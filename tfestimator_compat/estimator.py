@@ -262,10 +262,16 @@ class Estimator:
             graph.graph.add_to_collection(
                 tf.compat.v1.GraphKeys.SAVERS, SaverForHooks(self._variables_of(graph))
             )
-        # In the original's order: chief hooks, then train()'s, then the model_fn's.
+        # In the original's order: chief hooks, then train()'s, then the model_fn's;
+        # its NaN check came between train()'s and the model_fn's.
         chief_hooks = list(spec.training_chief_hooks) if config.is_chief else []
         all_hooks = chief_hooks + list(hooks) + list(spec.training_hooks)
-        runner = HookRunner(session_hooks(all_hooks), graph, inputs.session)
+        runner = HookRunner(
+            session_hooks(all_hooks),
+            graph,
+            inputs.session,
+            before_nan_check=len(session_hooks(chief_hooks + list(hooks))),
+        )
         fetches = {"loss": spec.loss, "train_op": spec.train_op}
         stop = stop_signal.stop_signal(graph.graph)
         if stop is not None:
@@ -330,7 +336,7 @@ class Estimator:
                 )
         self._store.reset_local_variables()
         if in_memory:
-            scaffold.check_in_memory(spec.scaffold)
+            scaffold.check_in_memory(graph)
         else:
             checkpoint_path = self._initialize(graph, checkpoint_path, follow_latest)
         all_hooks = hooks + list(spec.evaluation_hooks)
@@ -349,6 +355,15 @@ class Estimator:
         summaries.write_eval_results(self.eval_dir(name), results, checkpoint_path)
         callbacks.test_end(results)
         return results
+
+    @in_eager_mode
+    def _check_in_memory_evaluation(self, input_fn):
+        """Traces the EVAL model_fn on `input_fn` and refuses what in-memory
+        evaluation cannot apply, as the original did when its hook began."""
+        inputs = self._call_input_fn(input_fn, ModeKeys.EVAL)
+        # The graph alone: the Keras model around it would resolve the
+        # Scaffold's saver first, which a refused one may not survive.
+        scaffold.check_in_memory(self._trace(ModeKeys.EVAL, inputs))
 
     @in_eager_mode
     def predict(
@@ -659,7 +674,7 @@ class Estimator:
         if object_checkpoints.is_object_saver(saver):
             stand_ins = object_checkpoints.stand_ins(saver, self._store, graph.graph)
             object_checkpoints.restore(checkpoint_path, saver, stand_ins)
-        else:
+        elif not scaffold.restore_with_custom_saver(graph, checkpoint_path):
             checkpoints.restore(checkpoint_path, self._variables_of(graph))
 
     def _restorable_variables(self, graph):

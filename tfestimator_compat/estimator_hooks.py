@@ -51,8 +51,11 @@ class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
         self._iter_count = 0
 
     def begin(self):
+        """Refuses a model_fn it cannot evaluate in memory before training starts."""
         self._timer.reset()
         self._iter_count = 0
+        with tf.init_scope():
+            self._estimator._check_in_memory_evaluation(self._input_fn)
 
     def after_create_session(self, session, coord):
         """Evaluates the starting values, before the first training step."""

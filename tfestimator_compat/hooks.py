@@ -157,10 +157,15 @@ class HookRunner:
         model_fn_graph: the `ModelFnGraph` the steps come from.
         input_session: runs the ops of the input_fn's graph (`GraphSession`),
             or None when the input_fn made no graph.
+        before_nan_check: how many of the first `hooks` see a training step's
+            results before its NaN loss check (all when None). The original
+            checked with a `NanTensorHook` placed after the hooks given to
+            `train()` and before the `EstimatorSpec`'s own.
     """
 
-    def __init__(self, hooks, model_fn_graph, input_session=None):
+    def __init__(self, hooks, model_fn_graph, input_session=None, before_nan_check=None):
         self._hooks = list(hooks)
+        self.before_nan_check = len(self._hooks) if before_nan_check is None else before_nan_check
         self._graph = model_fn_graph
         self._session = GraphSession(model_fn_graph, input_session)
         self._coordinator = _Coordinator()
@@ -216,14 +221,16 @@ class HookRunner:
             if request.fetches is not None:
                 fetches[f"hook_{index}"] = self._graph.fetchable(request.fetches)
 
-    def after_step(self, outputs):
-        """Hands each hook its results; returns True when a hook asked to stop."""
+    def after_step(self, outputs, which=slice(None)):
+        """Hands each hook (those `which` selects) its results; returns True when
+        a hook asked to stop."""
         with self._graph.graph.as_default(), tf1_tensor_semantics():
-            self._tell_hooks(outputs)
+            self._tell_hooks(outputs, range(len(self._hooks))[which])
         return self._coordinator.stop_requested
 
-    def _tell_hooks(self, outputs):
-        for index, hook in enumerate(self._hooks):
+    def _tell_hooks(self, outputs, indices):
+        for index in indices:
+            hook = self._hooks[index]
             request = self._requests[index]
             results = self._input_results.get(index)
             if f"hook_{index}" in outputs:

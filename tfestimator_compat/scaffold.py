@@ -133,8 +133,10 @@ def _graph_variables(model_fn_graph):
     return list(variables) + [v for v in local if not any(v is seen for seen in variables)]
 
 
-def check_in_memory(spec_scaffold):
-    """In-memory evaluation copies the training values; a custom saver or init_fn would not run."""
+def check_in_memory(model_fn_graph):
+    """In-memory evaluation copies the training values of the global variables;
+    a custom saver or init_fn would not run, other saveables would not be copied."""
+    spec_scaffold = model_fn_graph.spec.scaffold
     for field in ("saver", "init_fn"):
         if getattr(spec_scaffold, field) is not None:
             raise ValueError(
@@ -142,6 +144,12 @@ def check_in_memory(spec_scaffold):
                 f"Scaffold sets `{field}`, which in-memory evaluation cannot apply. "
                 "Evaluate from checkpoints (estimator.evaluate, train_and_evaluate) instead."
             )
+    if model_fn_graph.collections.get(_GraphKeys.SAVEABLE_OBJECTS):
+        raise ValueError(
+            "InMemoryEvaluator does not support saveables other than global variables: "
+            "the model_fn adds to the SAVEABLE_OBJECTS collection, whose state in-memory "
+            "evaluation cannot copy. Evaluate from checkpoints instead."
+        )
 
 
 def saved_variables(saver, store):
@@ -166,6 +174,22 @@ def saved_variables(saver, store):
             )
         saved[key or names[0]] = variables[names[0]]
     return saved
+
+
+def restore_with_custom_saver(model_fn_graph, checkpoint_path):
+    """Restores through the Scaffold's saver when it is not a `tf.compat.v1.train.Saver`.
+
+    A saver of another class (a subclass of none, a wrapper that records its
+    calls) does its own restoring, as the original let it: its `restore` gets
+    a session of the model_fn's graph. Returns whether it did; a TF1 Saver is
+    applied by name instead (`saved_variables`).
+    """
+    saver = model_fn_graph.spec.scaffold.saver
+    if saver is None or _is_tf1_saver(saver):
+        return False
+    with model_fn_graph.graph.as_default(), tf1_tensor_semantics():
+        saver.restore(GraphSession(model_fn_graph), checkpoint_path)
+    return True
 
 
 def checkpoints_to_keep(saver, config):

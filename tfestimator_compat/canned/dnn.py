@@ -218,6 +218,7 @@ class DNNEstimator(Estimator):
         feature_columns = feature_layers.validate_feature_columns(feature_columns)
 
         def _model_fn(features, labels, mode):
+            feature_layers.require_v2_columns(feature_columns)
             return dnn_model_fn(
                 features,
                 labels,

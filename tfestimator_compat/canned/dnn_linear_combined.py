@@ -155,6 +155,8 @@ class DNNLinearCombinedEstimator(Estimator):
             )
 
         def _model_fn(features, labels, mode):
+            feature_layers.require_v2_columns(linear_feature_columns)
+            feature_layers.require_v2_columns(dnn_feature_columns)
             return dnn_linear_combined_model_fn(
                 features,
                 labels,

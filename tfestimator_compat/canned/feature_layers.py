@@ -40,6 +40,23 @@ def validate_feature_columns(feature_columns) -> list:
     return columns
 
 
+def require_v2_columns(feature_columns) -> None:
+    """Refuses TF1-only feature columns in a `tf.estimator` (V2) class, as the original did.
+
+    The V2 classes built their inputs with Keras layers that took only v2
+    columns; v1-only ones (`tf.compat.v1.feature_column.shared_embedding_columns`,
+    the private `_numeric_column` family) were refused when the model was
+    built. Here they would work, so refusing keeps a V2 program from relying
+    on what the original could not run.
+    """
+    if not fc_v2.is_feature_column_v2(list(feature_columns or [])):
+        raise ValueError(
+            "Received a feature column from TensorFlow v1, but this is a TensorFlow v2 "
+            "Estimator. Use the v2 columns of tf.feature_column with this class, or the "
+            "tf.compat.v1.estimator class of the same name, which takes v1 columns."
+        )
+
+
 @contextlib.contextmanager
 def _quiet():
     """Silences the deprecation notices every TF1 feature-column call logs."""

@@ -163,6 +163,7 @@ class LinearEstimator(Estimator):
         feature_columns = feature_layers.validate_feature_columns(feature_columns)
 
         def _model_fn(features, labels, mode):
+            feature_layers.require_v2_columns(feature_columns)
             return linear_model_fn(
                 features,
                 labels,

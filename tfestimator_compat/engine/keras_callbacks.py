@@ -103,6 +103,8 @@ def scalar_logs(values, prefix=""):
     """The scalar entries of `values` as floats, as Keras passes logs."""
     logs = {}
     for key, value in (values or {}).items():
+        if isinstance(value, (tuple, list, dict)):  # a nested metric value
+            continue
         array = np.asarray(value)
         if array.ndim == 0 and np.issubdtype(array.dtype, np.number) and key != "global_step":
             logs[prefix + key] = float(array)

@@ -77,6 +77,12 @@ def dict_to_summary(values):
             continue
         if isinstance(value, str):
             continue
+        if isinstance(value, (tuple, list, dict)):
+            # A metric with a nested value is returned, not summarized, as in the original.
+            tf.compat.v1.logging.warning(
+                "Skipping summary for %s: a nested metric value has no summary form.", key
+            )
+            continue
         array = np.asarray(value)
         if array.ndim == 0 and np.issubdtype(array.dtype, np.number):
             summary.value.add(tag=key, simple_value=float(array))

@@ -68,11 +68,11 @@ class _StepLoop(keras.callbacks.Callback):
         self.model.set_fetches(self._base_fetches, first_step_fetches)
         self.model.steps_per_call = max(1, int(steps))
 
-    def _finish_call(self):
-        """Runs the hooks' `after_run`; True when one asked to stop."""
+    def _finish_call(self, which=slice(None)):
+        """Runs the hooks' `after_run` (those `which` selects); True when one asked to stop."""
         if not self._runner.hooks:
             return False
-        return self._runner.after_step(self.model.first_outputs)
+        return self._runner.after_step(self.model.first_outputs, which)
 
 
 class TrainingLoop(_StepLoop):
@@ -246,10 +246,12 @@ class TrainingLoop(_StepLoop):
         # checkpoint is written before a user hook or the NaN check may raise.
         saved = self._saver is not None and self._save_timer.should_trigger_for_step(self.step)
         stop = saved and self._save(self.step, end_epoch=False)
-        stop = self._finish_call() or stop
+        split = self._runner.before_nan_check
+        stop = self._finish_call(slice(None, split)) or stop
         if any(math.isnan(float(loss)) for loss in losses):
             _logging.error("Model diverged with loss = NaN.")
             raise NanLossDuringTrainingError
+        stop = self._finish_call(slice(split, None)) or stop
         self._callbacks.train_batch_end(first_step, self.loss, model.last_steps_run)
         if saved:
             self._callbacks.epoch_end(self._epoch_logs())
