@@ -110,7 +110,7 @@ def check_labels(labels, logits, expected_dimension: int):
             f"{expected_dimension}]. Suggested Fix: in your input_fn, use "
             "tf.sparse.to_dense() to turn labels into a Tensor."
         )
-    with tf.name_scope("labels"):
+    with tf.name_scope("labels") as scope:
         labels = tf.convert_to_tensor(labels)
         if (
             labels.shape.rank is not None
@@ -136,7 +136,7 @@ def check_labels(labels, logits, expected_dimension: int):
         expected_shape = tf.concat([tf.shape(logits)[:-1], [expected_dimension]], axis=0)
         check = tf.debugging.assert_equal(expected_shape, tf.shape(labels), message=message)
         with tf.control_dependencies([check]):
-            labels = tf.identity(labels)
+            labels = tf.identity(labels, name=scope)  # `head/labels`, as TF1 graphs named it
         return with_static_shape(labels, logits.shape[:-1].concatenate([expected_dimension]))
 
 
