@@ -16,6 +16,7 @@ import sys
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import FetchByName
 from helpers import fixture_generator
 
 from tfestimator_compat import canned
@@ -349,24 +350,6 @@ def test_partitioners_are_accepted_and_variables_stay_one_part(model_dir):
         tf.compat.v1.estimator.DNNClassifier([2], X_COLUMN, input_layer_partitioner=3)
 
 
-class _FetchByName(tf.compat.v1.train.SessionRunHook):
-    """Fetches tensors as TF1 hooks did: found by name in `begin`, run each step."""
-
-    def __init__(self, names):
-        self._names = names
-        self.values = []
-
-    def begin(self):
-        graph = tf.compat.v1.get_default_graph()
-        self._tensors = {name: graph.get_tensor_by_name(name + ":0") for name in self._names}
-
-    def before_run(self, run_context):
-        return tf.compat.v1.train.SessionRunArgs(self._tensors)
-
-    def after_run(self, run_context, run_values):
-        self.values.append(run_values.results)
-
-
 # The head's scope in each V1 family, and the prediction tensors it names
 # there, as listed from the graphs of tensorflow-estimator 2.15's V1 classes
 # (TF's official wide & deep model logs `<scope>/weighted_loss/Sum` and
@@ -403,14 +386,14 @@ def test_head_tensors_have_the_tf1_names_hooks_ask_for(name, model_dir):
         assert values["average_loss"] * 8 == pytest.approx(values["loss"], rel=1e-5)
 
     predictions = [f"{scope}/predictions/{key}" for key in prediction_names]
-    evaluated = _FetchByName([f"{scope}/weighted_loss/Sum", f"{scope}/labels", *predictions])
+    evaluated = FetchByName([f"{scope}/weighted_loss/Sum", f"{scope}/labels", *predictions])
     scores = estimator.evaluate(_x_y_input_fn(batch=8, repeat=False), hooks=[evaluated])
     assert len(evaluated.values) == 2
     losses = [values[f"{scope}/weighted_loss/Sum"] for values in evaluated.values]
     assert scores["loss"] == pytest.approx(np.mean(losses), rel=1e-5)
     assert evaluated.values[0][f"{scope}/labels"].shape == (8, 1)
 
-    predicted = _FetchByName(predictions)
+    predicted = FetchByName(predictions)
     outputs = list(estimator.predict(_x_y_input_fn(batch=8, repeat=False), hooks=[predicted]))[:8]
     for key, name_in_graph in zip(prediction_names, predictions):
         fetched = predicted.values[0][name_in_graph]

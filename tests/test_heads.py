@@ -14,6 +14,7 @@ import keras
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import FetchByName
 
 import tfestimator_compat as est
 from tfestimator_compat import head as head_lib
@@ -270,3 +271,28 @@ def test_labels_and_weights_of_unknown_rank(case):
     )
     assert unknown[0] == pytest.approx(known[0])
     assert unknown[1] == pytest.approx(known[1])
+
+
+def test_v2_head_tensors_have_the_originals_names(model_dir):
+    """A hook fetches the loss and predictions of `tf.estimator.DNNClassifier` by
+    the names tensorflow-estimator 2.15's graph gave them (listed from its
+    graph): `head/losses/weighted_loss/value`, `head/predictions/...`."""
+    x = np.linspace(0.0, 1.0, 16, dtype=np.float32).reshape(8, 2)
+    y = np.array([[0], [1]] * 4, np.int64)
+
+    def input_fn():
+        return tf.data.Dataset.from_tensors(({"x": x}, y))
+
+    estimator = tf.estimator.DNNClassifier(
+        [3], [tf.feature_column.numeric_column("x", shape=(2,))], model_dir=model_dir
+    )
+    names = ["head/losses/weighted_loss/value", "head/losses/labels"]
+    names += [f"head/predictions/{key}" for key in ("two_class_logits", "class_ids", "logistic")]
+    fetched = FetchByName(names)
+    scores = estimator.evaluate(input_fn, hooks=[fetched])
+    values = fetched.values[0]
+    assert values["head/losses/weighted_loss/value"] == pytest.approx(scores["loss"], rel=1e-6)
+    np.testing.assert_array_equal(values["head/losses/labels"], y)
+    logistic = values["head/predictions/logistic"]
+    np.testing.assert_array_equal(values["head/predictions/class_ids"], (logistic[:, 0] > 0.5))
+    assert values["head/predictions/two_class_logits"].shape == (8, 2)

@@ -256,11 +256,13 @@ def call_loss_fn(loss_fn, labels, logits, features, expected_loss_dimension=1):
 def weighted_loss(unweighted_loss, weights, reduction: str):
     """The training loss: `sum(loss * weights)`, over the number of elements
     unless `reduction` is `SUM`, as Keras 2 reduced it."""
-    weighted = tf.multiply(tf.cast(unweighted_loss, tf.float32), weights)
-    total = tf.reduce_sum(weighted)
-    if reduction == SUM:
-        return total
-    return tf.math.divide_no_nan(total, tf.cast(tf.size(weighted), tf.float32))
+    with tf.name_scope("weighted_loss"):  # `head/losses/weighted_loss/value`, as Keras 2 named it
+        weighted = tf.multiply(tf.cast(unweighted_loss, tf.float32), weights)
+        total = tf.reduce_sum(weighted)
+        if reduction == SUM:
+            return total
+        num_elements = tf.cast(tf.size(weighted, name="num_elements"), tf.float32)
+        return tf.math.divide_no_nan(total, num_elements, name="value")
 
 
 def add_regularization(loss, regularization_losses):
