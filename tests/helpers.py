@@ -70,3 +70,21 @@ def fixture_generator(folder):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+class FetchByName(tf.compat.v1.train.SessionRunHook):
+    """Fetches tensors as TF1 hooks did: found by name in `begin`, run each step."""
+
+    def __init__(self, names):
+        self._names = names
+        self.values = []
+
+    def begin(self):
+        graph = tf.compat.v1.get_default_graph()
+        self._tensors = {name: graph.get_tensor_by_name(name + ":0") for name in self._names}
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs(self._tensors)
+
+    def after_run(self, run_context, run_values):
+        self.values.append(run_values.results)

@@ -651,3 +651,31 @@ def test_check_reports_the_tutorial_program_as_runnable(capsys, tmp_path):
     assert status == 0
     boosted = [f for f in findings if "Boosted" in f["name"]]
     assert boosted and all(f["status"] == api_surface.SUPPORTED for f in boosted)
+
+
+def test_contributions_and_bias_add_up_to_the_probability_in_float64(tmp_path):
+    """The model-understanding tutorial asserts `bias + sum(dfc) == probability`
+    to 7 decimals; the original computed the contributions and the bias in
+    float64 (numpy, from the float32 logits path), which holds it."""
+    rng = np.random.RandomState(0)
+    x = {name: rng.normal(size=200).astype(np.float32) for name in "abcd"}
+    logit = 2.0 * x["a"] - 1.5 * x["b"] * x["c"] + x["d"] ** 2 - 0.5
+    y = (rng.uniform(size=200) < 1.0 / (1.0 + np.exp(-logit))).astype(np.int64)
+    columns = [tf.feature_column.numeric_column(name) for name in "abcd"]
+    columns = [fc.bucketized_column(c, list(np.linspace(-2, 2, 15))) for c in columns]
+    estimator = tf.estimator.BoostedTreesClassifier(
+        columns,
+        n_batches_per_layer=1,
+        model_dir=str(tmp_path),
+        n_trees=30,
+        max_depth=4,
+        learning_rate=1.0,
+        center_bias=True,
+    )
+    estimator.train(_input_fn(x, y), max_steps=100)
+    explained = list(estimator.experimental_predict_with_explanations(_input_fn(x, epochs=1)))
+    probabilities = np.array([e["probabilities"][1] for e in explained])
+    totals = np.array([e["bias"] + sum(e["dfc"].values()) for e in explained])
+    np.testing.assert_almost_equal(totals, probabilities, decimal=7)
+    assert all(type(e["bias"]) is np.float64 for e in explained)
+    assert all(type(v) is np.float64 for e in explained for v in e["dfc"].values())

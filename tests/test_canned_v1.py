@@ -16,6 +16,7 @@ import sys
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import FetchByName
 from helpers import fixture_generator
 
 from tfestimator_compat import canned
@@ -347,3 +348,68 @@ def test_partitioners_are_accepted_and_variables_stay_one_part(model_dir):
     assert regressor.get_variable_value("linear/linear_model/x/weights").shape == (2, 1)
     with pytest.raises(ValueError, match="input_layer_partitioner must be a partitioner"):
         tf.compat.v1.estimator.DNNClassifier([2], X_COLUMN, input_layer_partitioner=3)
+
+
+# The head's scope in each V1 family, and the prediction tensors it names
+# there, as listed from the graphs of tensorflow-estimator 2.15's V1 classes
+# (TF's official wide & deep model logs `<scope>/weighted_loss/Sum` and
+# `<scope>/truediv` by these names).
+_HEAD_TENSORS = {
+    "DNNClassifier": ("dnn/head", {}, ["logistic", "probabilities", "class_ids"]),
+    "DNNRegressor": ("dnn/head", {}, []),
+    "LinearClassifier": ("linear/head", {"n_classes": 3}, ["probabilities", "class_ids"]),
+    "DNNLinearCombinedClassifier": ("head", {}, ["two_class_logits", "probabilities"]),
+    "BaselineClassifier": ("head", {}, ["probabilities", "str_classes"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_HEAD_TENSORS))
+def test_head_tensors_have_the_tf1_names_hooks_ask_for(name, model_dir):
+    scope, arguments, prediction_names = _HEAD_TENSORS[name]
+    if name.startswith("DNNLinear"):
+        arguments = dict(linear_feature_columns=X_COLUMN, dnn_feature_columns=X_COLUMN)
+        arguments["dnn_hidden_units"] = [3]
+    elif not name.startswith("Baseline"):
+        arguments = dict(arguments, feature_columns=X_COLUMN)
+    if name.startswith("DNN"):
+        arguments.setdefault("dnn_hidden_units" if "Linear" in name else "hidden_units", [3])
+    estimator = getattr(tf.compat.v1.estimator, name)(model_dir=model_dir, **arguments)
+    logged = []
+    logging_hook = tf.compat.v1.train.LoggingTensorHook(
+        {"loss": f"{scope}/weighted_loss/Sum", "average_loss": f"{scope}/truediv"},
+        every_n_iter=1,
+        formatter=lambda values: logged.append(values) or "",
+    )
+    estimator.train(_x_y_input_fn(batch=8), steps=2, hooks=[logging_hook])
+    assert len(logged) == 2
+    for values in logged:
+        assert values["average_loss"] * 8 == pytest.approx(values["loss"], rel=1e-5)
+
+    predictions = [f"{scope}/predictions/{key}" for key in prediction_names]
+    evaluated = FetchByName([f"{scope}/weighted_loss/Sum", f"{scope}/labels", *predictions])
+    scores = estimator.evaluate(_x_y_input_fn(batch=8, repeat=False), hooks=[evaluated])
+    assert len(evaluated.values) == 2
+    losses = [values[f"{scope}/weighted_loss/Sum"] for values in evaluated.values]
+    assert scores["loss"] == pytest.approx(np.mean(losses), rel=1e-5)
+    assert evaluated.values[0][f"{scope}/labels"].shape == (8, 1)
+
+    predicted = FetchByName(predictions)
+    outputs = list(estimator.predict(_x_y_input_fn(batch=8, repeat=False), hooks=[predicted]))[:8]
+    for key, name_in_graph in zip(prediction_names, predictions):
+        fetched = predicted.values[0][name_in_graph]
+        expected = np.array([_PREDICTED_AS[key](output) for output in outputs])
+        if fetched.dtype == object:
+            np.testing.assert_array_equal(fetched, expected.reshape(fetched.shape))
+        else:
+            np.testing.assert_allclose(fetched, expected.reshape(fetched.shape), rtol=1e-6)
+
+
+# What each head tensor holds, from the predictions of its example (TF1's
+# `class_ids` op is the argmax before its last axis is added).
+_PREDICTED_AS = {
+    "logistic": lambda output: output["logistic"],
+    "probabilities": lambda output: output["probabilities"],
+    "class_ids": lambda output: output["class_ids"],
+    "str_classes": lambda output: output["classes"],
+    "two_class_logits": lambda output: [0.0, output["logits"][0]],
+}

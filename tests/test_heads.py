@@ -14,6 +14,7 @@ import keras
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import FetchByName
 
 import tfestimator_compat as est
 from tfestimator_compat import head as head_lib
@@ -223,3 +224,75 @@ def test_multi_label_head_takes_sparse_labels(tmp_path):
     from_sparse, from_dense = evaluate(sparse, "sparse"), evaluate(dense, "dense")
     assert from_sparse["average_loss"] == pytest.approx(from_dense["average_loss"])
     assert from_sparse["auc"] == pytest.approx(from_dense["auc"])
+
+
+_UNKNOWN_RANK_CASES = {
+    "binary": (lambda: head_lib.BinaryClassHead(weight_column="w"), [[1], [0], [1]], 1),
+    "multi_class": (lambda: head_lib.MultiClassHead(3, weight_column="w"), [[2], [0], [1]], 3),
+    "regression": (
+        lambda: head_lib.RegressionHead(label_dimension=2, weight_column="w"),
+        [[0.5, 1.0], [2.0, -1.0], [0.0, 3.0]],
+        2,
+    ),
+    "multi_label": (
+        lambda: head_lib.MultiLabelHead(3, weight_column="w"),
+        [[1, 0, 1], [0, 1, 0], [1, 1, 0]],
+        3,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_UNKNOWN_RANK_CASES))
+def test_labels_and_weights_of_unknown_rank(case):
+    """Labels parsed from tf.train.Examples and dequeued have no static rank
+    (`parse_example` behind a FIFOQueue, as the original's integration tests
+    feed every canned estimator); the heads' metrics and loss take them."""
+    make_head, labels, logits_dimension = _UNKNOWN_RANK_CASES[case]
+    labels = np.array(labels)
+    logits = np.linspace(-1.0, 1.0, 3 * logits_dimension, dtype=np.float32).reshape(3, -1)
+    weights = np.array([[1.0], [2.0], [0.5]], np.float32)
+
+    def evaluate(label_spec, weight_spec):
+        head = make_head()
+        eval_metrics = head.metrics()
+
+        @tf.function(input_signature=[label_spec, weight_spec])
+        def update(labels, weights):
+            features = {"w": weights}
+            head.update_metrics(eval_metrics, features, logits, labels)
+            return head.loss(labels, logits, features=features)
+
+        loss = update(labels, weights)
+        return float(loss), {key: float(m.result()) for key, m in eval_metrics.items()}
+
+    unknown = evaluate(tf.TensorSpec(None, labels.dtype), tf.TensorSpec(None, tf.float32))
+    known = evaluate(
+        tf.TensorSpec(labels.shape, labels.dtype), tf.TensorSpec(weights.shape, tf.float32)
+    )
+    assert unknown[0] == pytest.approx(known[0])
+    assert unknown[1] == pytest.approx(known[1])
+
+
+def test_v2_head_tensors_have_the_originals_names(model_dir):
+    """A hook fetches the loss and predictions of `tf.estimator.DNNClassifier` by
+    the names tensorflow-estimator 2.15's graph gave them (listed from its
+    graph): `head/losses/weighted_loss/value`, `head/predictions/...`."""
+    x = np.linspace(0.0, 1.0, 16, dtype=np.float32).reshape(8, 2)
+    y = np.array([[0], [1]] * 4, np.int64)
+
+    def input_fn():
+        return tf.data.Dataset.from_tensors(({"x": x}, y))
+
+    estimator = tf.estimator.DNNClassifier(
+        [3], [tf.feature_column.numeric_column("x", shape=(2,))], model_dir=model_dir
+    )
+    names = ["head/losses/weighted_loss/value", "head/losses/labels"]
+    names += [f"head/predictions/{key}" for key in ("two_class_logits", "class_ids", "logistic")]
+    fetched = FetchByName(names)
+    scores = estimator.evaluate(input_fn, hooks=[fetched])
+    values = fetched.values[0]
+    assert values["head/losses/weighted_loss/value"] == pytest.approx(scores["loss"], rel=1e-6)
+    np.testing.assert_array_equal(values["head/losses/labels"], y)
+    logistic = values["head/predictions/logistic"]
+    np.testing.assert_array_equal(values["head/predictions/class_ids"], (logistic[:, 0] > 0.5))
+    assert values["head/predictions/two_class_logits"].shape == (8, 2)

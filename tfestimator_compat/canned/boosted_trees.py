@@ -90,9 +90,10 @@ def _classification_head(n_classes, weight_column, label_vocabulary):
 
 
 def _sum_by_name_sorted(names, values):
+    """Sums by column name, keeping numpy's float64 as the original returned it."""
     sums = collections.OrderedDict()
     for name, value in zip(names, values):
-        sums[name] = sums.get(name, 0.0) + float(value)
+        sums[name] = sums.get(name, 0) + value
     return collections.OrderedDict(
         sorted(sums.items(), key=lambda item: abs(item[1]), reverse=True)
     )
@@ -205,7 +206,7 @@ class _BoostedTreesBase(Estimator):
             yield_single_examples=True,
         ):
             contributions = prediction.pop("_feature_contributions")
-            prediction["bias"] = float(prediction.pop("_bias"))
+            prediction["bias"] = prediction.pop("_bias")
             prediction["dfc"] = _sum_by_name_sorted(layout.names, contributions)
             yield prediction
 

@@ -162,8 +162,11 @@ class Ensemble:
             self.no_gain.read_value(),
         )
 
-    def traverse(self, bucket_ids):
+    def traverse(self, bucket_ids, dtype=tf.float32):
         """Each example's path through each tree.
+
+        `dtype`: of the changes of the node values (float64 for explanations,
+        whose contributions the original summed in float64).
 
         Returns:
             `(nodes, path_features, path_deltas)`: the `[batch, trees]` node each
@@ -173,7 +176,7 @@ class Ensemble:
         """
         feature = self.feature.read_value()
         threshold = self.threshold.read_value()
-        value = self.values()
+        value = tf.cast(self.values(), dtype)
         batch = tf.shape(bucket_ids)[0]
         nodes = tf.zeros([batch, self.hparams.n_trees], tf.int32)
         at = _per_example

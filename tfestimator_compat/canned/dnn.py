@@ -19,6 +19,7 @@ from tfestimator_compat.canned.heads import regression_head
 from tfestimator_compat.canned.summaries import add_layer_summary
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.head import head_utils
+from tfestimator_compat.head import v1_heads
 from tfestimator_compat.mode_keys import ModeKeys
 
 _BATCH_NORM_MOMENTUM = 0.999
@@ -154,8 +155,13 @@ def dnn_model_fn(
     batch_norm=False,
     input_layer_partitioner=None,
     partitioner=None,
+    head_name_scope=None,
 ):
-    """The `model_fn` of the DNN estimators: `head` on the network's logits."""
+    """The `model_fn` of the DNN estimators: `head` on the network's logits.
+
+    `head_name_scope`: the name scope the head builds in (`dnn` in the
+    `tf.compat.v1.estimator` classes, see `v1_heads.model_name_scope`).
+    """
     feature_layers.validate_features(features)
     logits, variables, update_ops = dnn_logits(
         features,
@@ -173,15 +179,16 @@ def dnn_model_fn(
         optimizer = optimizers.get_optimizer(optimizer)
     else:
         optimizer = None
-    return head.create_estimator_spec(
-        features,
-        mode,
-        logits,
-        labels=labels,
-        optimizer=optimizer,
-        trainable_variables=variables,
-        update_ops=update_ops,
-    )
+    with v1_heads.model_name_scope(head_name_scope):
+        return head.create_estimator_spec(
+            features,
+            mode,
+            logits,
+            labels=labels,
+            optimizer=optimizer,
+            trainable_variables=variables,
+            update_ops=update_ops,
+        )
 
 
 class DNNEstimator(Estimator):

@@ -21,6 +21,7 @@ from tfestimator_compat.canned.summaries import add_linear_summaries
 from tfestimator_compat.engine import partitioned_variables
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.head import head_utils
+from tfestimator_compat.head import v1_heads
 from tfestimator_compat.mode_keys import ModeKeys
 
 LEARNING_RATE = 0.2
@@ -121,14 +122,15 @@ def linear_model_fn(
         )
     else:
         optimizer = None
-    return head.create_estimator_spec(
-        features,
-        mode,
-        logits,
-        labels=labels,
-        optimizer=optimizer,
-        trainable_variables=variables,
-    )
+    with v1_heads.model_name_scope("linear" if tf1 else None):
+        return head.create_estimator_spec(
+            features,
+            mode,
+            logits,
+            labels=labels,
+            optimizer=optimizer,
+            trainable_variables=variables,
+        )
 
 
 class LinearEstimator(Estimator):

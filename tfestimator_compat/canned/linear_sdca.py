@@ -171,8 +171,10 @@ def estimator_spec(
     scope `linear`, so the unshrunk copies are named under `linear/` and after
     the weights' parts.
     """
+    head_scope = v1_heads.model_name_scope("linear" if tf1 else None)
     if mode != ModeKeys.TRAIN:
-        return head.create_estimator_spec(features, mode, logits, labels=labels)
+        with head_scope:
+            return head.create_estimator_spec(features, mode, logits, labels=labels)
     # The bias and fraction_of_zero_weights summaries read the weights too.
     weight_summaries = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SUMMARIES)
     step = _sdca_step(
@@ -187,9 +189,10 @@ def estimator_spec(
     )
     minimize = step.minimize(tf.compat.v1.train.get_or_create_global_step())
     train_op = step.update_weights(minimize, reads=[logits, *weight_summaries])
-    return head.create_estimator_spec(
-        features, mode, logits, labels=labels, train_op_fn=lambda _: train_op
-    )
+    with head_scope:
+        return head.create_estimator_spec(
+            features, mode, logits, labels=labels, train_op_fn=lambda _: train_op
+        )
 
 
 class _ColumnState:

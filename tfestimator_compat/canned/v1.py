@@ -122,6 +122,7 @@ class DNNEstimator(Estimator):
             activation_fn=activation_fn,
             dropout=dropout,
             batch_norm=batch_norm,
+            head_name_scope="dnn",
         )
         super().__init__(
             model_fn=_v1_model_fn(

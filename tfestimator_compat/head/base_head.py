@@ -267,11 +267,15 @@ class SingleHead(Head):
     def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
         """Example-weighted, reduced by `loss_reduction`, plus the regularization losses."""
         with tf.name_scope("losses"):
-            logits = head_utils.check_logits(logits, self.logits_dimension)
-            labels = self._processed_labels(logits, labels)
-            loss, weights = self._unweighted_loss_and_weights(logits, labels, features)
-            training_loss = self._reduce_loss(loss, weights)
+            training_loss, _, _ = self._training_loss(labels, logits, features)
             return head_utils.add_regularization(training_loss, regularization_losses)
+
+    def _training_loss(self, labels, logits, features):
+        """The reduced loss, with the per-example losses and weights it reduced."""
+        logits = head_utils.check_logits(logits, self.logits_dimension)
+        labels = self._processed_labels(logits, labels)
+        unweighted_loss, weights = self._unweighted_loss_and_weights(logits, labels, features)
+        return self._reduce_loss(unweighted_loss, weights), unweighted_loss, weights
 
     def _validate_loss_reduction(self, loss_reduction):
         head_utils.validate_loss_reduction(loss_reduction)

@@ -99,12 +99,16 @@ class BinaryClassHead(base_head.SingleHead):
             logistic = tf.sigmoid(logits, name=PredictionKeys.LOGISTIC)
             if PredictionKeys.LOGISTIC in keys:
                 predictions[PredictionKeys.LOGISTIC] = logistic
-            two_class_logits = tf.concat([tf.zeros_like(logits), logits], -1)
+            two_class_logits = tf.concat(
+                [tf.zeros_like(logits), logits], -1, name="two_class_logits"
+            )
             if PredictionKeys.PROBABILITIES in keys:
                 predictions[PredictionKeys.PROBABILITIES] = tf.nn.softmax(
                     two_class_logits, name=PredictionKeys.PROBABILITIES
                 )
-            class_ids = tf.expand_dims(tf.argmax(two_class_logits, axis=-1), -1)
+            class_ids = tf.expand_dims(
+                tf.argmax(two_class_logits, axis=-1, name=PredictionKeys.CLASS_IDS), -1
+            )
             if PredictionKeys.CLASS_IDS in keys:
                 predictions[PredictionKeys.CLASS_IDS] = class_ids
             if PredictionKeys.CLASSES in keys:

@@ -110,7 +110,7 @@ def check_labels(labels, logits, expected_dimension: int):
             f"{expected_dimension}]. Suggested Fix: in your input_fn, use "
             "tf.sparse.to_dense() to turn labels into a Tensor."
         )
-    with tf.name_scope("labels"):
+    with tf.name_scope("labels") as scope:
         labels = tf.convert_to_tensor(labels)
         if (
             labels.shape.rank is not None
@@ -136,7 +136,21 @@ def check_labels(labels, logits, expected_dimension: int):
         expected_shape = tf.concat([tf.shape(logits)[:-1], [expected_dimension]], axis=0)
         check = tf.debugging.assert_equal(expected_shape, tf.shape(labels), message=message)
         with tf.control_dependencies([check]):
-            return tf.identity(labels)
+            labels = tf.identity(labels, name=scope)  # `head/labels`, as TF1 graphs named it
+        return with_static_shape(labels, logits.shape[:-1].concatenate([expected_dimension]))
+
+
+def with_static_shape(tensor, shape: tf.TensorShape):
+    """`tensor`, its static shape refined to the `shape` a runtime check asserts.
+
+    Labels and weights parsed from `tf.train.Example`s and passed through a
+    queue have no static rank; TF1's metrics took such tensors, Keras 3's
+    metrics need the rank. A shape that cannot match is left to the runtime
+    check, so the error stays the one the original raised.
+    """
+    if tensor.shape.is_compatible_with(shape):
+        tensor.set_shape(shape)
+    return tensor
 
 
 def check_label_range(labels, n_classes: int, message: str | None = None):
@@ -207,7 +221,9 @@ def example_weights(features, weight_column, logits, allow_per_logit_weights=Fal
             condition, [message, "logits_shape: ", logits_shape, "weights_shape: ", weights_shape]
         )
         with tf.control_dependencies([check]):
-            return tf.identity(weights)
+            weights = tf.identity(weights)
+        last = None if allow_per_logit_weights else 1
+        return with_static_shape(weights, logits.shape[:-1].concatenate([last]))
 
 
 def shapes_equal(shape, other):
@@ -240,11 +256,13 @@ def call_loss_fn(loss_fn, labels, logits, features, expected_loss_dimension=1):
 def weighted_loss(unweighted_loss, weights, reduction: str):
     """The training loss: `sum(loss * weights)`, over the number of elements
     unless `reduction` is `SUM`, as Keras 2 reduced it."""
-    weighted = tf.multiply(tf.cast(unweighted_loss, tf.float32), weights)
-    total = tf.reduce_sum(weighted)
-    if reduction == SUM:
-        return total
-    return tf.math.divide_no_nan(total, tf.cast(tf.size(weighted), tf.float32))
+    with tf.name_scope("weighted_loss"):  # `head/losses/weighted_loss/value`, as Keras 2 named it
+        weighted = tf.multiply(tf.cast(unweighted_loss, tf.float32), weights)
+        total = tf.reduce_sum(weighted)
+        if reduction == SUM:
+            return total
+        num_elements = tf.cast(tf.size(weighted, name="num_elements"), tf.float32)
+        return tf.math.divide_no_nan(total, num_elements, name="value")
 
 
 def add_regularization(loss, regularization_losses):

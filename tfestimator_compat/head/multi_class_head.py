@@ -101,7 +101,9 @@ class MultiClassHead(base_head.SingleHead):
                 predictions[PredictionKeys.PROBABILITIES] = tf.nn.softmax(
                     logits, name=PredictionKeys.PROBABILITIES
                 )
-            class_ids = tf.expand_dims(tf.argmax(logits, axis=-1), -1)
+            class_ids = tf.expand_dims(
+                tf.argmax(logits, axis=-1, name=PredictionKeys.CLASS_IDS), -1
+            )
             if PredictionKeys.CLASS_IDS in keys:
                 predictions[PredictionKeys.CLASS_IDS] = class_ids
             if PredictionKeys.CLASSES in keys:

@@ -10,6 +10,8 @@ the V2 heads, which these are.
 
 from __future__ import annotations
 
+import contextlib
+
 import tensorflow as tf
 
 from tfestimator_compat.head import base_head
@@ -20,6 +22,7 @@ from tfestimator_compat.head.metrics import AUCV1
 from tfestimator_compat.head.multi_class_head import MultiClassHead
 from tfestimator_compat.head.regression_head import RegressionHead
 from tfestimator_compat.mode_keys import ModeKeys
+from tfestimator_compat.spec import EstimatorSpec
 
 _Reduction = tf.compat.v1.losses.Reduction
 SUM = _Reduction.SUM
@@ -44,22 +47,54 @@ class _V1Reduction:
             loss_collection=None,
         )
 
-    def create_estimator_spec(self, features, mode, logits, labels=None, **kwargs):
-        spec = super().create_estimator_spec(features, mode, logits, labels=labels, **kwargs)
-        if mode == ModeKeys.TRAIN and self._loss_reduction == SUM:
-            self._summarize_average_loss(features, logits, labels)
-        return spec
+    def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
+        """As the V2 heads' loss, built in the head's own name scope (no `losses`),
+        so the graph holds TF1's `<head>/weighted_loss/Sum`."""
+        training_loss, _, _ = self._training_loss(labels, logits, features)
+        return head_utils.add_regularization(training_loss, regularization_losses)
 
-    def _summarize_average_loss(self, features, logits, labels):
-        """TF1 also logged the summed loss over the examples' total weight while training."""
-        with tf.name_scope(self.name or "head"), tf.name_scope("average_loss"):
-            logits = head_utils.check_logits(logits, self.logits_dimension)
-            labels = self._processed_labels(logits, labels)
-            loss, weights = self._unweighted_loss_and_weights(logits, labels, features)
-            loss = tf.cast(loss, tf.float32)
-            weight_sum = tf.reduce_sum(weights * tf.ones_like(loss))
-            average = tf.reduce_sum(loss * weights) / weight_sum
-        base_head.add_scalar_summary(self._summary_key(MetricKeys.LOSS_MEAN), average)
+    def create_estimator_spec(self, features, mode, logits, labels=None, **kwargs):
+        if mode != ModeKeys.TRAIN:
+            return super().create_estimator_spec(features, mode, logits, labels=labels, **kwargs)
+        return self._train_spec(features, logits, labels, **kwargs)
+
+    def _train_spec(
+        self,
+        features,
+        logits,
+        labels,
+        optimizer=None,
+        trainable_variables=None,
+        train_op_fn=None,
+        update_ops=None,
+        regularization_losses=None,
+    ):
+        """The TRAIN spec with TF1's ops and names: `<head>/truediv` is the
+        average loss (with SUM reduction), which hooks and TF1 programs log."""
+        with tf.name_scope(self.name or "head"):
+            predictions = self.predictions(logits)
+            training_loss, unweighted_loss, weights = self._training_loss(labels, logits, features)
+            loss = head_utils.add_regularization(training_loss, regularization_losses)
+            train_op = base_head.create_train_op(
+                loss,
+                optimizer=optimizer,
+                trainable_variables=trainable_variables,
+                train_op_fn=train_op_fn,
+                update_ops=update_ops,
+            )
+            average_loss = None
+            if self._loss_reduction == SUM:
+                weight_sum = tf.reduce_sum(weights * tf.ones_like(unweighted_loss))
+                average_loss = training_loss / weight_sum
+        base_head.add_scalar_summary(self._summary_key(MetricKeys.LOSS), loss)
+        if average_loss is not None:
+            base_head.add_scalar_summary(self._summary_key(MetricKeys.LOSS_MEAN), average_loss)
+        if regularization_losses is not None:
+            base_head.add_scalar_summary(
+                self._summary_key(MetricKeys.LOSS_REGULARIZATION),
+                tf.math.add_n(list(regularization_losses)),
+            )
+        return EstimatorSpec(ModeKeys.TRAIN, predictions=predictions, loss=loss, train_op=train_op)
 
 
 class BinaryClassHeadV1(_V1Reduction, BinaryClassHead):
@@ -98,3 +133,19 @@ def regression_head(label_dimension, weight_column, loss_reduction=SUM):
     return RegressionHeadV1(
         label_dimension=label_dimension, weight_column=weight_column, loss_reduction=loss_reduction
     )
+
+
+@contextlib.contextmanager
+def model_name_scope(model_scope: str | None):
+    """Builds what runs inside it (a head) in the name scope `model_scope`,
+    re-entered, not uniquified: TF1's canned DNN and linear model_fns called
+    their head inside their own variable scope, so its tensors were named
+    `dnn/head/weighted_loss/Sum`, `linear/head/predictions/probabilities`,
+    and hooks and programs fetch them by those names. None: no scope.
+    """
+    if model_scope is None:
+        yield
+        return
+    current = tf.compat.v1.get_default_graph().get_name_scope()
+    with tf.name_scope(f"{current}/{model_scope}/" if current else f"{model_scope}/"):
+        yield
