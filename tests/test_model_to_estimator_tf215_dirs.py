@@ -91,3 +91,30 @@ def test_a_model_dir_of_other_layers_says_what_to_do_instead_of_warm_starting(tm
     assert "other/kernel" in message
     assert "use warm_start_from" not in message
     assert "load_estimator_weights" in message and "new model_dir" in message
+
+
+# Slot keys 2.15's model_to_estimator wrote for `Dense(1, name="out")`, listed
+# with /work/ref215 (tf.train.list_variables after train(steps=1), both formats).
+TF215_SLOTS = [
+    (keras.optimizers.SGD(0.1, momentum=0.9), "SGD", ["momentum"]),
+    (keras.optimizers.RMSprop(centered=True, momentum=0.5), "RMSprop", ["mg", "momentum", "rms"]),
+    (keras.optimizers.Adam(amsgrad=True, name="myopt"), "myopt", ["m", "v", "vhat"]),
+    (keras.optimizers.Adagrad(), "Adagrad", ["accumulator"]),
+    (keras.optimizers.Adamax(), "Adamax", ["m", "v"]),
+]
+
+
+@pytest.mark.parametrize("optimizer, name, slots", TF215_SLOTS)
+def test_each_optimizer_slot_is_read_from_the_keys_tf215_wrote(optimizer, name, slots):
+    inputs = keras.Input((3,), name="x")
+    model = keras.Model(inputs, keras.layers.Dense(1, name="out")(inputs))
+    model.compile(optimizer, "mse")
+    estimator = est.model_to_estimator(keras_model=model)
+    aliases = {key for keys in estimator._key_aliases.aliases.values() for key in keys}
+    object_slot = (
+        "layer_with_weights-0/kernel/.OPTIMIZER_SLOT/optimizer/{}/.ATTRIBUTES/VARIABLE_VALUE"
+    )
+    for slot in slots:
+        assert f"training/{name}/out/kernel/{slot}" in aliases
+        assert object_slot.format(slot) in aliases
+    assert f"training/{name}/learning_rate" in aliases

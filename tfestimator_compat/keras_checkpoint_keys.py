@@ -113,8 +113,9 @@ def _optimizer_aliases(model, weight_keys, paths, optimizer, optimizer_keys, nam
 def _legacy_name(class_name, configured):
     """The Keras 2 optimizer's name: its class name, unless the user named it.
 
-    Keras 3 auto-names optimizers `adam`, `adam_1`, ...; Keras 2 named them `Adam`.
+    Keras 3 auto-names optimizers in snake case, uniquified (`adam_1`,
+    `rm_sprop`); Keras 2 named them by their class (`Adam`, `RMSprop`).
     """
     configured = configured or class_name
-    auto = re.fullmatch(re.escape(class_name) + r"(_\d+)?", configured, re.IGNORECASE)
-    return class_name if auto else configured
+    base = re.sub(r"_\d+$", "", configured).replace("_", "")
+    return class_name if base.lower() == class_name.lower() else configured

@@ -20,6 +20,17 @@ reads only `.weights.h5` and `.keras` files, so that no longer buys anything,
 and name-based keys keep `get_variable_value`, `WarmStartSettings` and
 `tf.train.load_variable` working. Both formats are accepted and write the same
 files; `load_estimator_weights` puts trained weights back into a Keras model.
+
+Model_dirs the original wrote, in either format, resume here: restores read
+its keys (`training/Adam/hidden/kernel/m`, `layer_with_weights-0/kernel/...`)
+as aliases of ours, and the optimizer's step count from `global_step`, which
+its optimizer counted with (`keras_checkpoint_keys`). The way back is
+narrower: TF 2.15 evaluates and predicts from a model_dir written here with
+`checkpoint_format='saver'`, but cannot train on from it (no
+`training/Adam/...` slots) nor read it with `'checkpoint'` (no object keys).
+Writing the original's keys would give up `tf.train.load_variable(model_dir,
+"hidden/kernel")` for the default format, and the model_dirs this package
+already wrote.
 """
 
 import contextlib
@@ -77,7 +88,8 @@ def model_to_estimator(
             this nor `config.model_dir` is set).
         config: a `RunConfig`.
         checkpoint_format: `'checkpoint'` or `'saver'`; both write name-based
-            checkpoints keyed by Keras variable paths (see the module docstring).
+            checkpoints keyed by Keras variable paths, and both read what the
+            original wrote in either format (see the module docstring).
         metric_names_map: compiled metric name -> name in `evaluate()` results;
             it must name every compiled metric.
         export_outputs: output name -> `ExportOutput` class, for serving
