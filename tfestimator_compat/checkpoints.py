@@ -24,6 +24,8 @@ from tfestimator_compat.engine.variable_store import is_table
 from tfestimator_compat.engine.variable_store import per_device_copies
 
 CHECKPOINT_BASENAME = "model.ckpt"
+# Where the original's model_to_estimator kept the step in object-based checkpoints.
+OBJECT_GLOBAL_STEP = "estimator_global_step/.ATTRIBUTES/VARIABLE_VALUE"
 _SCANS = 4
 _RESCAN_SECS = 0.1
 
@@ -173,17 +175,19 @@ def _data_bytes(checkpoint):
 def global_step_of(checkpoint_path):
     """The `global_step` stored in a checkpoint (0 when it has none)."""
     checkpoint = reader(checkpoint_path)
-    if not checkpoint.has_tensor(tf.compat.v1.GraphKeys.GLOBAL_STEP):
-        return 0
-    return int(checkpoint.get_tensor(tf.compat.v1.GraphKeys.GLOBAL_STEP))
+    for key in (tf.compat.v1.GraphKeys.GLOBAL_STEP, OBJECT_GLOBAL_STEP):
+        if checkpoint.has_tensor(key):
+            return int(checkpoint.get_tensor(key))
+    return 0
 
 
-def check_restorable(checkpoint_path, variables):
+def check_restorable(checkpoint_path, variables, advice=None):
     """Raises unless every variable is in the checkpoint with its shape and dtype
     (and every table with its keys and values).
 
     The original let a Saver find a mismatch halfway through restoring, or
     quietly reshaped; here nothing is touched until the whole model fits.
+    `advice` replaces the default of what to do about missing keys.
     """
     if not _is_checkpoint(checkpoint_path):
         # The original's Saver refused such a path with a ValueError.
@@ -206,9 +210,13 @@ def check_restorable(checkpoint_path, variables):
             None,
             None,
             f"Restoring from checkpoint failed: key(s) {missing} not found in "
-            f"checkpoint {checkpoint_path}. The model_fn creates variables the "
-            "checkpoint does not have: check the variable names, or start from a "
-            "new model_dir (use warm_start_from to load matching variables).",
+            f"checkpoint {checkpoint_path}. "
+            + (
+                advice
+                or "The model_fn creates variables the checkpoint does not have: check the "
+                "variable names, or start from a new model_dir (use warm_start_from to "
+                "load matching variables)."
+            ),
         )
     problems = []
     for name, variable in variables.items():
@@ -252,9 +260,42 @@ class CheckpointMismatchError(tf.errors.InvalidArgumentError, ValueError):
     """
 
 
-def restore(checkpoint_path, variables):
-    """Loads `variables` (TF1 name -> variable) from a name-based checkpoint."""
-    check_restorable(checkpoint_path, variables)
+class KeyAliases:
+    """The other keys a checkpoint may hold variables under, as an earlier writer named them.
+
+    Args:
+        aliases: checkpoint key -> the keys to try, in order, when the
+            checkpoint does not have it.
+        advice: what to do when a key and all its aliases are missing.
+    """
+
+    def __init__(self, aliases, advice=None):
+        self.aliases = dict(aliases)
+        self.advice = advice
+
+    def resolve(self, checkpoint_path, variables):
+        """`variables` keyed as the checkpoint holds them (unknown keys as they were)."""
+        if not _is_checkpoint(checkpoint_path):
+            return variables
+        held = reader(checkpoint_path).get_variable_to_shape_map()
+        resolved = {}
+        for key, variable in variables.items():
+            found = [k for k in (key, *self.aliases.get(key, ())) if k in held]
+            resolved[found[0] if found else key] = variable
+        return resolved
+
+
+def restore(checkpoint_path, variables, aliases=None):
+    """Loads `variables` (TF1 name -> variable) from a name-based checkpoint.
+
+    With `aliases` (`KeyAliases`), a variable whose key the checkpoint lacks is
+    read from the first of its aliases the checkpoint has.
+    """
+    advice = None
+    if aliases is not None:
+        variables = aliases.resolve(checkpoint_path, variables)
+        advice = aliases.advice
+    check_restorable(checkpoint_path, variables, advice)
     name_based_saver(variables).restore(None, checkpoint_path)
     for variable in variables.values():
         if is_table(variable):

@@ -87,6 +87,9 @@ class Estimator:
         self._model_fn = model_fn
         self._params = copy.deepcopy(params or {})
         self._warm_start_settings = warm_starting.settings_from(warm_start_from)
+        # Other keys restores may find variables under (`checkpoints.KeyAliases`):
+        # model_to_estimator reads the original's layouts through them.
+        self._key_aliases = None
         self._reusable = {}
         self._fresh_variables()
         _logging.info("Using config: %s", {k: v for k, v in vars(self._config).items()})
@@ -675,7 +678,7 @@ class Estimator:
             stand_ins = object_checkpoints.stand_ins(saver, self._store, graph.graph)
             object_checkpoints.restore(checkpoint_path, saver, stand_ins)
         elif not scaffold.restore_with_custom_saver(graph, checkpoint_path):
-            checkpoints.restore(checkpoint_path, self._variables_of(graph))
+            checkpoints.restore(checkpoint_path, self._variables_of(graph), self._key_aliases)
 
     def _restorable_variables(self, graph):
         """The variables a restore gives values to (a `tf.train.Checkpoint` may reach fewer)."""

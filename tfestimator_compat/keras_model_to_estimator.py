@@ -20,6 +20,17 @@ reads only `.weights.h5` and `.keras` files, so that no longer buys anything,
 and name-based keys keep `get_variable_value`, `WarmStartSettings` and
 `tf.train.load_variable` working. Both formats are accepted and write the same
 files; `load_estimator_weights` puts trained weights back into a Keras model.
+
+Model_dirs the original wrote, in either format, resume here: restores read
+its keys (`training/Adam/hidden/kernel/m`, `layer_with_weights-0/kernel/...`)
+as aliases of ours, and the optimizer's step count from `global_step`, which
+its optimizer counted with (`keras_checkpoint_keys`). The way back is
+narrower: TF 2.15 evaluates and predicts from a model_dir written here with
+`checkpoint_format='saver'`, but cannot train on from it (no
+`training/Adam/...` slots) nor read it with `'checkpoint'` (no object keys).
+Writing the original's keys would give up `tf.train.load_variable(model_dir,
+"hidden/kernel")` for the default format, and the model_dirs this package
+already wrote.
 """
 
 import contextlib
@@ -34,6 +45,7 @@ import tensorflow as tf
 from keras.src.models.functional import Functional
 
 from tfestimator_compat import checkpoints
+from tfestimator_compat import keras_checkpoint_keys
 from tfestimator_compat import keras_flavours
 from tfestimator_compat.engine.variable_store import VariableStore
 from tfestimator_compat.estimator import Estimator
@@ -76,7 +88,8 @@ def model_to_estimator(
             this nor `config.model_dir` is set).
         config: a `RunConfig`.
         checkpoint_format: `'checkpoint'` or `'saver'`; both write name-based
-            checkpoints keyed by Keras variable paths (see the module docstring).
+            checkpoints keyed by Keras variable paths, and both read what the
+            original wrote in either format (see the module docstring).
         metric_names_map: compiled metric name -> name in `evaluate()` results;
             it must name every compiled metric.
         export_outputs: output name -> `ExportOutput` class, for serving
@@ -114,6 +127,7 @@ def model_to_estimator(
     model_fn = _KerasModelFn(keras_model, custom_objects, metric_names_map, export_outputs)
     # The Estimator settles model_dir (argument, config or a temporary directory).
     config = Estimator(model_fn, model_dir=model_dir, config=config).config
+    names, aliases = _checkpoint_keys(model_fn)
     warm_start = None
     if not isinstance(keras_model, (keras.Sequential, Functional)) and keras_model.built:
         tf.compat.v1.logging.warning(
@@ -121,8 +135,10 @@ def model_to_estimator(
             "subclassed Keras model are not carried over (nor were they by the original)."
         )
     elif keras_model.built and config.is_chief:
-        warm_start = _save_first_checkpoint(keras_model, model_fn, config.model_dir)
-    return Estimator(model_fn, config=config, warm_start_from=warm_start)
+        warm_start = _save_first_checkpoint(keras_model, names, config.model_dir)
+    estimator = Estimator(model_fn, config=config, warm_start_from=warm_start)
+    estimator._key_aliases = aliases  # noqa: SLF001 - the Estimator's restores read them
+    return estimator
 
 
 def load_estimator_weights(
@@ -158,7 +174,8 @@ def load_estimator_weights(
             raise ValueError(f"There is no checkpoint in {directory}. Train the Estimator first.")
     reader = checkpoints.reader(checkpoint)
     keras3_model = keras_flavours.as_keras3_model(keras_model, custom_objects, compile=False)
-    names = _checkpoint_names(_KerasModelFn(keras3_model, custom_objects))
+    names, aliases = _checkpoint_keys(_KerasModelFn(keras3_model, custom_objects))
+    names = list(aliases.resolve(checkpoint, dict.fromkeys(names)))
     missing = [name for name in names if not reader.has_tensor(name)]
     if missing or len(names) != len(keras3_model.weights):
         raise ValueError(
@@ -185,28 +202,42 @@ def _check_rebuildable(keras_model, custom_objects):
         ) from error
 
 
-def _checkpoint_names(model_fn):
-    """The checkpoint key of each weight of the model, in `model.weights` order.
+def _checkpoint_keys(model_fn):
+    """The checkpoint key of each weight of the model, in `model.weights` order, and
+    the `KeyAliases` under which 2.15's model_to_estimator kept the model's variables.
 
-    The model is rebuilt as the model_fn rebuilds it, in a graph of its own,
-    so the names are those the Estimator's variables get.
+    The model and its optimizer are built as the model_fn builds them, in a
+    graph of their own, so the keys are those the Estimator's variables get.
     """
     store = VariableStore()
-    names = []
+    found = []
 
     def build():
         with store.scope(), model_fn.custom_object_scope():
-            names.extend(store.names_of(model_fn.rebuild(features=None).weights))
+            model = model_fn.rebuild(features=None)
+            optimizer = None
+            if model_fn.optimizer_name is not None:
+                optimizer = model_fn.compile(model, ModeKeys.TRAIN)
+                optimizer.build(model.trainable_variables)
+            names = store.names_of(model.weights)
+            aliases = keras_checkpoint_keys.tf215_aliases(
+                model,
+                names,
+                optimizer,
+                store.names_of(optimizer.variables) if optimizer is not None else (),
+                model_fn.optimizer_name,
+            )
+            found.extend([names, aliases])
 
     tf.compat.v1.wrap_function(build, signature=[])
-    return names
+    names, aliases = found
+    return names, checkpoints.KeyAliases(aliases, keras_checkpoint_keys.ADVICE)
 
 
-def _save_first_checkpoint(keras_model, model_fn, model_dir):
+def _save_first_checkpoint(keras_model, names, model_dir):
     """Writes the Keras model's weights as `keras/keras_model.ckpt`; warm-start settings for it."""
     directory = os.path.join(model_dir, "keras")
     path = os.path.join(directory, "keras_model.ckpt")
-    names = _checkpoint_names(model_fn)
     if tf.train.latest_checkpoint(directory) is None:
         with tf.init_scope():
             variables = {
@@ -233,6 +264,8 @@ class _KerasModelFn:
         self._export_outputs = export_outputs
         self._input_names = [t.name for t in getattr(keras_model, "inputs", None) or []]
         self._output_names = _output_names(keras_model)
+        optimizer = (self._compile_config or {}).get("optimizer")
+        self.optimizer_name = optimizer["config"].get("name") if optimizer else None
 
     def custom_object_scope(self):
         return keras.saving.custom_object_scope(self._custom_objects)
@@ -252,7 +285,7 @@ class _KerasModelFn:
             model = self.rebuild(inputs)
             if mode == ModeKeys.PREDICT:
                 return self._spec(mode, model(inputs, training=False))
-            optimizer = self._compile(model, mode)
+            optimizer = self.compile(model, mode)
             labels = self._model_targets(labels)
             training = mode == ModeKeys.TRAIN
             outputs, loss, update = _forward(model, inputs, labels, sample_weight, training)
@@ -263,7 +296,7 @@ class _KerasModelFn:
             metrics = self._metrics(model, labels, outputs, sample_weight)
             return self._spec(mode, outputs, loss=loss, eval_metric_ops=metrics)
 
-    def _compile(self, model, mode):
+    def compile(self, model, mode):
         """Compiles `model` as the original was; returns a fresh optimizer when training.
 
         Keras's loss and metric trackers are evaluation state, not weights.
