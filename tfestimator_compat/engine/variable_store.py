@@ -239,6 +239,34 @@ class VariableStore:
         return [name for name in found if name is not None]
 
 
+@contextlib.contextmanager
+def tf1_names_in_graph():
+    """Names variables made in a plain `tf.Graph` as the original's fresh graph did.
+
+    TF1 graph mode names `get_variable`, `tf.Variable` and v1 metrics itself. A
+    Keras 3 layer's variables would come out under its uniquified call scope
+    (`dense_1_1/kernel`) and after Keras's process-wide auto-names (`dense_6`);
+    here they take the layer's path as Keras 2 did (`dense_1/kernel`), with
+    auto-names counted from this graph on, so they match the checkpoint's keys.
+    """
+    taken = set()
+
+    def creator(next_creator, **kwargs):
+        if _keras_name_scopes():
+            name = _unique(_tf1_name(kwargs), taken)
+            taken.add(name)
+            kwargs = dict(kwargs, name=name + "/")
+        return next_creator(**kwargs)
+
+    uids = global_state.get_global_attribute("object_name_uids")
+    global_state.set_global_attribute("object_name_uids", collections.defaultdict(int))
+    try:
+        with tf.variable_creator_scope(creator):
+            yield
+    finally:
+        global_state.set_global_attribute("object_name_uids", uids)
+
+
 def is_table(entry) -> bool:
     """Whether a checkpointed entry is one of the store's tables, not a variable."""
     return isinstance(entry, lookup_ops.LookupInterface)
