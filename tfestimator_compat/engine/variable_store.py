@@ -248,6 +248,7 @@ def tf1_names_in_graph():
     (`dense_1_1/kernel`) and after Keras's process-wide auto-names (`dense_6`);
     here they take the layer's path as Keras 2 did (`dense_1/kernel`), with
     auto-names counted from this graph on, so they match the checkpoint's keys.
+    A TF2 `tf.Variable` drops `collections=`; the variable goes where it asked.
     """
     taken = set()
 
@@ -256,7 +257,10 @@ def tf1_names_in_graph():
             name = _unique(_tf1_name(kwargs), taken)
             taken.add(name)
             kwargs = dict(kwargs, name=name + "/")
-        return next_creator(**kwargs)
+        variable = next_creator(**kwargs)
+        if kwargs.get("collections") is not None:
+            _in_collections_asked_for(variable, kwargs)
+        return variable
 
     uids = global_state.get_global_attribute("object_name_uids")
     global_state.set_global_attribute("object_name_uids", collections.defaultdict(int))
@@ -265,6 +269,19 @@ def tf1_names_in_graph():
             yield
     finally:
         global_state.set_global_attribute("object_name_uids", uids)
+
+
+def _in_collections_asked_for(variable, kwargs):
+    """Puts a graph variable in the `collections` it asked for, and only there."""
+    graph = tf.compat.v1.get_default_graph()
+    wanted = list(kwargs["collections"])
+    if _is_trainable(kwargs) and _GraphKeys.GLOBAL_VARIABLES in wanted:
+        wanted.append(_GraphKeys.TRAINABLE_VARIABLES)
+    for key in (_GraphKeys.GLOBAL_VARIABLES, _GraphKeys.TRAINABLE_VARIABLES):
+        if key not in wanted:
+            listed = graph.get_collection_ref(key)
+            listed[:] = [v for v in listed if v is not variable]
+    _add_to_collections(variable, kwargs, local=_GraphKeys.GLOBAL_VARIABLES not in wanted)
 
 
 def is_table(entry) -> bool:
