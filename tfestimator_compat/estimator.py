@@ -37,6 +37,7 @@ from tfestimator_compat.engine.training_loop import MAX_STEPS_PER_CALL
 from tfestimator_compat.engine.training_loop import EvaluationLoop
 from tfestimator_compat.engine.training_loop import TrainingLoop
 from tfestimator_compat.engine.variable_store import VariableStore
+from tfestimator_compat.export import graph_saved_model
 from tfestimator_compat.export import saved_model as export_lib
 from tfestimator_compat.export.saved_model import ReceiverInputs
 from tfestimator_compat.hooks import HookRunner
@@ -457,12 +458,13 @@ class Estimator:
         """The old name of `export_saved_model` (`strip_default_attrs` is accepted)."""
         if not serving_input_receiver_fn:
             raise ValueError("An input_receiver_fn must be defined.")
-        return self.export_saved_model(
+        return self._export_all_saved_models(
             export_dir_base,
-            serving_input_receiver_fn,
+            {ModeKeys.PREDICT: serving_input_receiver_fn},
             assets_extra=assets_extra,
             as_text=as_text,
             checkpoint_path=checkpoint_path,
+            strip_default_attrs=strip_default_attrs,
         )
 
     @in_eager_mode
@@ -478,6 +480,35 @@ class Estimator:
 
         Modes map to tags: PREDICT -> `serve`, TRAIN -> `train`, EVAL -> `eval`.
         """
+        return self._export_all_saved_models(
+            export_dir_base,
+            input_receiver_fn_map,
+            assets_extra=assets_extra,
+            as_text=as_text,
+            checkpoint_path=checkpoint_path,
+        )
+
+    def _export_all_saved_models(
+        self,
+        export_dir_base,
+        input_receiver_fn_map,
+        assets_extra=None,
+        as_text=False,
+        checkpoint_path=None,
+        strip_default_attrs=True,
+    ):
+        """Writes the export: TF1 graphs when it holds TRAIN or EVAL (loaded with the
+        TF1 loader to train or evaluate), a TF2 SavedModel for PREDICT alone."""
+        if graph_saved_model.needs_graph_export(input_receiver_fn_map):
+            return graph_saved_model.export(
+                self,
+                export_dir_base,
+                input_receiver_fn_map,
+                assets_extra=assets_extra,
+                as_text=as_text,
+                checkpoint_path=checkpoint_path,
+                strip_default_attrs=strip_default_attrs,
+            )
         return export_lib.export(
             self,
             export_dir_base,

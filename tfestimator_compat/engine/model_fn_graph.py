@@ -69,6 +69,30 @@ def placeholder_inputs(features_spec, labels_spec):
     return make_inputs
 
 
+def call_model_fn(model_fn, features, labels, mode, params, config):
+    """Calls `model_fn` in the current graph as the original did; returns its spec.
+
+    The arguments it names are passed, v1 summaries, TF1 tensor semantics and
+    Keras optimizers' `apply_gradients` behave as in TF1 graph mode, and what it
+    returns is checked to be an `EstimatorSpec` for `mode` (a spec of mode None
+    takes `mode`, as the original never read it).
+    """
+    kwargs = fn_args.model_fn_kwargs(model_fn, labels, mode, params, config)
+    with logs.v1_summaries_written_by_the_estimator(), tf1_tensor_semantics():
+        with keras_optimizers.tf1_apply_gradients():
+            spec = model_fn(features=features, **kwargs)
+    if inspect.isgenerator(spec) or not isinstance(spec, EstimatorSpec):
+        raise ValueError(f"model_fn should return an EstimatorSpec. Given: {type(spec).__name__}")
+    if spec.mode is None:
+        spec = EstimatorSpec(**dict(spec._asdict(), mode=mode))
+    if spec.mode != mode:
+        raise ValueError(
+            f"model_fn returned an EstimatorSpec for mode {spec.mode!r} when "
+            f"called with mode {mode!r}."
+        )
+    return spec
+
+
 class ModelFnGraph:
     """The graph of one `model_fn` call in `mode`, and functions pruned from it.
 
@@ -177,25 +201,9 @@ class ModelFnGraph:
         )
 
     def _call_model_fn(self, features, labels):
-        kwargs = fn_args.model_fn_kwargs(
-            self._model_fn, labels, self.mode, self._params, self._config
+        return call_model_fn(
+            self._model_fn, features, labels, self.mode, self._params, self._config
         )
-        with logs.v1_summaries_written_by_the_estimator(), tf1_tensor_semantics():
-            with keras_optimizers.tf1_apply_gradients():
-                spec = self._model_fn(features=features, **kwargs)
-        if inspect.isgenerator(spec) or not isinstance(spec, EstimatorSpec):
-            raise ValueError(
-                f"model_fn should return an EstimatorSpec. Given: {type(spec).__name__}"
-            )
-        if spec.mode is None:
-            # The original never read the spec's mode; `EstimatorSpec(mode=None)` ran.
-            spec = EstimatorSpec(**dict(spec._asdict(), mode=self.mode))
-        if spec.mode != self.mode:
-            raise ValueError(
-                f"model_fn returned an EstimatorSpec for mode {spec.mode!r} when "
-                f"called with mode {self.mode!r}."
-            )
-        return spec
 
     def _initializer_overrides(self, graph):
         """Ops the model_fn made to initialize variables from a checkpoint, grouped.

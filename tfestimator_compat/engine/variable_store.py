@@ -239,6 +239,51 @@ class VariableStore:
         return [name for name in found if name is not None]
 
 
+@contextlib.contextmanager
+def tf1_names_in_graph():
+    """Names variables made in a plain `tf.Graph` as the original's fresh graph did.
+
+    TF1 graph mode names `get_variable`, `tf.Variable` and v1 metrics itself. A
+    Keras 3 layer's variables would come out under its uniquified call scope
+    (`dense_1_1/kernel`) and after Keras's process-wide auto-names (`dense_6`);
+    here they take the layer's path as Keras 2 did (`dense_1/kernel`), with
+    auto-names counted from this graph on, so they match the checkpoint's keys.
+    A TF2 `tf.Variable` drops `collections=`; the variable goes where it asked.
+    """
+    taken = set()
+
+    def creator(next_creator, **kwargs):
+        if _keras_name_scopes():
+            name = _unique(_tf1_name(kwargs), taken)
+            taken.add(name)
+            kwargs = dict(kwargs, name=name + "/")
+        variable = next_creator(**kwargs)
+        if kwargs.get("collections") is not None:
+            _in_collections_asked_for(variable, kwargs)
+        return variable
+
+    uids = global_state.get_global_attribute("object_name_uids")
+    global_state.set_global_attribute("object_name_uids", collections.defaultdict(int))
+    try:
+        with tf.variable_creator_scope(creator):
+            yield
+    finally:
+        global_state.set_global_attribute("object_name_uids", uids)
+
+
+def _in_collections_asked_for(variable, kwargs):
+    """Puts a graph variable in the `collections` it asked for, and only there."""
+    graph = tf.compat.v1.get_default_graph()
+    wanted = list(kwargs["collections"])
+    if _is_trainable(kwargs) and _GraphKeys.GLOBAL_VARIABLES in wanted:
+        wanted.append(_GraphKeys.TRAINABLE_VARIABLES)
+    for key in (_GraphKeys.GLOBAL_VARIABLES, _GraphKeys.TRAINABLE_VARIABLES):
+        if key not in wanted:
+            listed = graph.get_collection_ref(key)
+            listed[:] = [v for v in listed if v is not variable]
+    _add_to_collections(variable, kwargs, local=_GraphKeys.GLOBAL_VARIABLES not in wanted)
+
+
 def is_table(entry) -> bool:
     """Whether a checkpointed entry is one of the store's tables, not a variable."""
     return isinstance(entry, lookup_ops.LookupInterface)

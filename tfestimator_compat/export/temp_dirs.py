@@ -58,6 +58,11 @@ def _record_owner(folder):
         owner.write(f"{socket.gethostname()} {os.getpid()}\n")
 
 
+def record_owner(temp_dir):
+    """Records this process as the owner of `temp_dir` again, after `release`."""
+    _record_owner(temp_dir)
+
+
 def release(temp_dir):
     """Removes the owner record, so the finished export holds only the SavedModel."""
     tf.io.gfile.remove(os.path.join(temp_dir, _OWNER_FILE))
