@@ -73,3 +73,28 @@ def test_a_variable_initialized_from_a_computed_tensor_is_named_in_the_error(tmp
 
     with pytest.raises(ValueError, match="'from_features'.*Pass an initializer"):
         train(tmp_path, model_fn)
+
+
+def test_a_local_variable_with_an_initializer_starts_each_evaluation_from_its_value(tmp_path):
+    # Its initial value is computed when the trace ends (deferred), where the
+    # trace's graph is still the default: reading it there once failed.
+    def model_fn(features, labels, mode):
+        seen = tf.compat.v1.get_variable(
+            "seen",
+            [],
+            initializer=tf.compat.v1.ones_initializer(),
+            collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES],
+            trainable=False,
+        )
+        count = seen.assign_add(1.0)
+        w = tf.compat.v1.get_variable("w", [], initializer=tf.compat.v1.zeros_initializer())
+        loss = tf.reduce_sum(features["x"]) * w
+        metrics = {"seen": (tf.identity(seen), count)}
+        return est.EstimatorSpec(
+            mode, loss=loss, train_op=spec(mode, loss).train_op, eval_metric_ops=metrics
+        )
+
+    estimator = train(tmp_path, model_fn)
+    two_batches = lambda: tf.data.Dataset.from_tensors(({"x": [[1.0]]}, [0])).repeat(2)  # noqa: E731
+    assert estimator.evaluate(two_batches)["seen"] == 3.0
+    assert estimator.evaluate(two_batches)["seen"] == 3.0

@@ -120,9 +120,11 @@ class VariableStore:
             if failing:
                 return
             raise
-        for key in keys:
-            if key in self._local_initial_values:
-                self._local_initial_values[key] = np.array(self._variables[key].numpy())
+        # Called where the trace's graph is the default: the values are read eagerly.
+        with tf.init_scope():
+            for key in keys:
+                if key in self._local_initial_values:
+                    self._local_initial_values[key] = np.array(self._variables[key].numpy())
 
     def table(self, name, make):
         """The store's lookup table `name`, made by `make()` the first time.
