@@ -273,3 +273,36 @@ def test_before_run_fetches_of_the_input_run_on_its_session(model_dir):
 
     est.Estimator(model_fn, model_dir).train(input_fn, hooks=[hook])
     assert seen == [7.0, 7.0]
+
+
+def test_at_the_end_of_input_the_ops_that_need_no_batch_still_run(model_dir):
+    """The original's last run of the train op failed at the read of the batch,
+    after the ops no batch fed had run: a global step and a counter advanced
+    by `assign_add`s of their own end at 4 after 3 batches (the original, three
+    runs alike); the optimizer's update, fed by the batch, ran 3 times."""
+
+    def counting_model_fn(features, labels, mode):
+        w = v1.get_variable("w", [3, 1], initializer=v1.zeros_initializer())
+        loss = tf.reduce_mean(tf.square(tf.matmul(features, w)[:, 0] - labels))
+        counter = v1.get_variable("counter", [], tf.int64, v1.zeros_initializer(), trainable=False)
+        applied = v1.get_variable("applied", [], tf.int64, v1.zeros_initializer(), trainable=False)
+        minimize = v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+        with tf.control_dependencies([minimize]):
+            count_applied = applied.assign_add(1)
+        train_op = tf.group(
+            count_applied,
+            v1.assign_add(v1.train.get_global_step(), 1),
+            counter.assign_add(1),
+        )
+        return est.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    model = est.Estimator(counting_model_fn, model_dir)
+    model.train(lambda: tf.data.Dataset.from_tensor_slices((X[:6], Y[:6])).batch(2))
+    assert model.get_variable_value("global_step") == 4
+    assert model.get_variable_value("counter") == 4
+    assert model.get_variable_value("applied") == 3
+    # Stopped by steps, no run found the input at its end.
+    model.train(lambda: tf.data.Dataset.from_tensor_slices((X, Y)).batch(2).repeat(), steps=2)
+    assert model.get_variable_value("global_step") == 6
+    assert model.get_variable_value("applied") == 5
+

@@ -119,6 +119,7 @@ class ModelFnGraph:
         self.num_replicas = distribution.num_replicas(strategy)
         self._ops_when_reads_were_ordered = 0
         self._train_ops = []
+        self._batch_free_train_op = None
         with strategy.scope() if strategy is not None else contextlib.nullcontext():
             self._wrapped = tf.compat.v1.wrap_function(self._build, signature=[])
         self._functions = {}
@@ -336,6 +337,27 @@ class ModelFnGraph:
         graph = tf.compat.v1.get_default_graph()
         internal = _internal_handles(variables)
         return [op for op in graph.get_operations() if _uses(op, internal, op_types)]
+
+    def batch_free_train_function(self):
+        """A function running the train op's ops that need no input batch, or None.
+
+        When the input ran out, the original's last `session.run` of the train
+        op failed at the read of the batch, but ops the batch did not feed had
+        already run: a global step advanced by an `assign_add` of its own (as
+        KMeans's and many model_fns' were) ended one past the batches read.
+        Run at the end of the input, this does what that last run did.
+        """
+        if not self._train_ops or self._strategy is not None:
+            return None
+        if self._batch_free_train_op is None:
+            fed_by_batch = _downstream([feed.op for feed in self._feeds])
+            free = _upstream(self._train_ops) - fed_by_batch
+            writes = [op for op in free if _written_handles(op)]
+            with self.graph.as_default():
+                self._batch_free_train_op = tf.group(*writes, name="batch_free_train_ops")
+        if not self._batch_free_train_op.control_inputs:
+            return None
+        return self.value_function(self._batch_free_train_op)
 
     def variables_written_by(self, op, variables):
         """Those of `variables` that running `op` (a Scaffold's init op) writes.
