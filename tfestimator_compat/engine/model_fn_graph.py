@@ -25,6 +25,7 @@ from tfestimator_compat.engine import graph_pruning
 from tfestimator_compat.engine import keras_optimizers_in_graph as keras_optimizers
 from tfestimator_compat.engine import random_ops
 from tfestimator_compat.engine.input_structure import flat_tensors
+from tfestimator_compat.engine.input_structure import leaves
 from tfestimator_compat.engine.input_structure import map_leaves
 from tfestimator_compat.engine.tensor_semantics import tf1_tensor_semantics
 from tfestimator_compat.engine.variable_store import per_device_copies
@@ -143,6 +144,8 @@ class ModelFnGraph:
         graph = tf.compat.v1.get_default_graph()
         replica_inputs = [self._make_inputs() for _ in range(self.num_replicas)]
         self.features, self.labels = replica_inputs[0]
+        # The batch as the model_fn got it, before it could change the dicts.
+        self.batch_leaves = (leaves(self.features), leaves(self.labels))
         self._feeds = [t for inputs in replica_inputs for t in self.flat_inputs(*inputs)]
         with self._store.scope(), resource.resource_tracker_scope(self._resources):
             self.global_step = tf.compat.v1.train.get_or_create_global_step()
