@@ -273,3 +273,118 @@ def test_before_run_fetches_of_the_input_run_on_its_session(model_dir):
 
     est.Estimator(model_fn, model_dir).train(input_fn, hooks=[hook])
     assert seen == [7.0, 7.0]
+
+
+def test_at_the_end_of_input_the_ops_that_need_no_batch_still_run(model_dir):
+    """The original's last run of the train op failed at the read of the batch,
+    after the ops no batch fed had run: a global step and a counter advanced
+    by `assign_add`s of their own end at 4 after 3 batches (the original, three
+    runs alike); the optimizer's update, fed by the batch, ran 3 times."""
+
+    def counting_model_fn(features, labels, mode):
+        w = v1.get_variable("w", [3, 1], initializer=v1.zeros_initializer())
+        loss = tf.reduce_mean(tf.square(tf.matmul(features, w)[:, 0] - labels))
+        counter = v1.get_variable("counter", [], tf.int64, v1.zeros_initializer(), trainable=False)
+        applied = v1.get_variable("applied", [], tf.int64, v1.zeros_initializer(), trainable=False)
+        minimize = v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+        with tf.control_dependencies([minimize]):
+            count_applied = applied.assign_add(1)
+        train_op = tf.group(
+            count_applied,
+            v1.assign_add(v1.train.get_global_step(), 1),
+            counter.assign_add(1),
+        )
+        return est.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    model = est.Estimator(counting_model_fn, model_dir)
+    model.train(lambda: tf.data.Dataset.from_tensor_slices((X[:6], Y[:6])).batch(2))
+    assert model.get_variable_value("global_step") == 4
+    assert model.get_variable_value("counter") == 4
+    assert model.get_variable_value("applied") == 3
+    # Stopped by steps, no run found the input at its end.
+    model.train(lambda: tf.data.Dataset.from_tensor_slices((X, Y)).batch(2).repeat(), steps=2)
+    assert model.get_variable_value("global_step") == 6
+    assert model.get_variable_value("applied") == 5
+
+
+# --- Hooks fetching the tensors the input_fn returned get the step's batch ---
+
+
+class RecordBatchHook(v1.train.SessionRunHook):
+    """Fetches what the input_fn returned (set there), as `SessionRunArgs`."""
+
+    def __init__(self):
+        self.seen = []
+
+    def before_run(self, run_context):
+        return v1.train.SessionRunArgs({"x": self.x, "y": self.y})
+
+    def after_run(self, run_context, run_values):
+        self.seen.append(run_values.results)
+
+
+def queue_input(hook):
+    """Read by a Session (queue runners): X in batches of 4, doubled."""
+
+    def input_fn():
+        x, y = v1.train.slice_input_producer([X, Y], num_epochs=1, shuffle=False)
+        x, y = v1.train.batch([x, y], batch_size=4, num_threads=1, allow_smaller_final_batch=True)
+        features = {"x": x * 2.0}
+        hook.x, hook.y = features["x"], y
+        return features, y
+
+    return input_fn
+
+
+def iterator_input(hook):
+    """A TF1 iterator's batches, doubled after get_next() (a map over the dataset)."""
+
+    def input_fn():
+        dataset = tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).batch(4)
+        features, labels = v1.data.make_one_shot_iterator(dataset).get_next()
+        features = {"x": features["x"] * 2.0}
+        hook.x, hook.y = features["x"], labels
+        return features, labels
+
+    return input_fn
+
+
+@pytest.mark.parametrize("make_input", [queue_input, iterator_input])
+def test_a_hook_fetching_the_returned_batch_sees_the_batch_each_step_consumed(make_input, tmp_path):
+    """The original (both inputs alike): the hook saw X[0:4], X[4:8], X[8:10]
+    doubled with their labels in train and evaluate, and the model trained
+    on all three batches: global_step 3, eval loss 3.2290065, as without it."""
+    without = RecordBatchHook()
+    plain = est.Estimator(model_fn, str(tmp_path / "plain"))
+    plain.train(make_input(without))
+    plain_loss = plain.evaluate(make_input(without))["loss"]
+
+    model = est.Estimator(model_fn, str(tmp_path / "hooked"))
+    train_hook, eval_hook = RecordBatchHook(), RecordBatchHook()
+    model.train(make_input(train_hook), hooks=[train_hook])
+    results = model.evaluate(make_input(eval_hook), hooks=[eval_hook])
+    assert results["global_step"] == 3
+    assert results["loss"] == pytest.approx(plain_loss, rel=1e-6)
+    assert results["loss"] == pytest.approx(3.2290065, rel=1e-5)
+    np.testing.assert_allclose(
+        model.get_variable_value("w"), plain.get_variable_value("w"), rtol=1e-6
+    )
+    for hook in (train_hook, eval_hook):
+        assert len(hook.seen) == 3
+        for seen, start in zip(hook.seen, (0, 4, 8)):
+            np.testing.assert_allclose(seen["x"], X[start : start + 4] * 2.0)
+            np.testing.assert_array_equal(seen["y"], Y[start : start + 4])
+
+
+@pytest.mark.parametrize("make_input", [queue_input, iterator_input])
+def test_a_hook_fetching_the_returned_features_in_predict_sees_each_batch(make_input, model_dir):
+    class RecordFeaturesHook(RecordBatchHook):
+        def before_run(self, run_context):
+            return v1.train.SessionRunArgs(self.x)
+
+    model = est.Estimator(model_fn, model_dir)
+    model.train(dataset_input_fn, steps=1)
+    hook = RecordFeaturesHook()
+    batches = list(model.predict(make_input(hook), hooks=[hook], yield_single_examples=False))
+    assert [len(batch["logits"]) for batch in batches] == [4, 4, 2]
+    np.testing.assert_allclose(np.concatenate(hook.seen), X * 2.0)

@@ -209,3 +209,37 @@ def test_export_serves_the_originals_signatures(tmp_path):
     assert served.tolist() == expected["cluster_index"]
     distances = loaded.signatures["all_distances"](points=points)["output"].numpy()[:5]
     np.testing.assert_allclose(distances, expected["predict_first5"]["all_distances"], rtol=1e-5)
+
+
+guide = fixture_generator("kmeans_guide")
+with open(guide.EXPECTED) as f:
+    GUIDE_EXPECTED = json.load(f)
+
+
+def _assert_as_the_original(kmeans, expected):
+    found = guide.state(kmeans)
+    assert found["global_step"] == expected["global_step"]
+    np.testing.assert_allclose(found["cluster_centers"], expected["cluster_centers"], rtol=1e-5)
+    assert sorted(found["evaluate"]) == sorted(expected["evaluate"])
+    for key, value in expected["evaluate"].items():
+        assert found["evaluate"][key] == pytest.approx(value, rel=1e-5), key
+    assert found["score"] == pytest.approx(expected["score"], rel=1e-5)
+    assert found["cluster_index"] == expected["cluster_index"]
+
+
+@pytest.mark.parametrize("num_epochs", [1, 2])
+def test_the_guides_limit_epochs_input_trains_to_the_originals_step(num_epochs, model_dir):
+    """The original chose the centers in a hook that read the first epoch; its
+    run of the train op that found the input at its end still advanced the
+    global step (the increment needs no batch): `global_step == num_epochs`."""
+    kmeans = guide.make_estimator(tf.compat.v1.estimator, model_dir)
+    kmeans.train(guide.input_fn(num_epochs))
+    _assert_as_the_original(kmeans, GUIDE_EXPECTED[f"num_epochs_{num_epochs}"])
+
+
+@pytest.mark.slow
+def test_the_guides_training_loop_gives_the_originals_steps_and_centers(model_dir):
+    kmeans = guide.make_estimator(tf.compat.v1.estimator, model_dir)
+    for expected in GUIDE_EXPECTED["guide_loop"]:
+        kmeans.train(guide.input_fn())
+        _assert_as_the_original(kmeans, expected)

@@ -293,6 +293,7 @@ class Estimator:
             graph.summary_op,
             self._max_steps_per_call(),
             KerasCallbacks(keras_callbacks(all_hooks), model),
+            end_of_input=graph.batch_free_train_function(),
         )
         tf.io.gfile.makedirs(config.model_dir)
         # The input's Session opens first: hooks may initialize its iterators.

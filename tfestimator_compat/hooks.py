@@ -69,13 +69,26 @@ class GraphSession:
     also ran the input's ops: an initializable iterator's initializer fed
     NumPy arrays (the "IteratorInitializerHook" pattern). Fetches of the
     input_fn's graph go to `input_session`, the Session the batches are
-    read from (`InputFnResult.session`).
+    read from (`InputFnResult.session`), except the tensors the input_fn
+    returned: a step fetches those (`in_step`).
     """
 
     def __init__(self, model_fn_graph, input_session=None):
         self._model_fn_graph = model_fn_graph
         self._input_session = input_session
         self.graph = model_fn_graph.graph
+        self._batch_tensors = _batch_tensors(model_fn_graph, input_session)
+
+    def in_step(self, fetches):
+        """`fetches` with the tensors the input_fn returned as the step's batch.
+
+        In the original a hook's `SessionRunArgs(features["x"])` was fetched
+        by the run that consumed the batch; run on the input's Session here,
+        it would read a batch of its own, which the model never sees.
+        """
+        if not self._batch_tensors:
+            return fetches
+        return _substituted(fetches, self._batch_tensors)
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs `fetches`, fed `feed_dict` ({tensor or name: value}) as a Session fed them.
@@ -115,6 +128,29 @@ class GraphSession:
                 "input's ops (an iterator's initializer) in a session.run of their own."
             )
         return True
+
+
+def _batch_tensors(model_fn_graph, input_session):
+    """Id of each tensor the input_fn returned -> the model_fn's input it feeds."""
+    returned = getattr(input_session, "batch_leaves", None)
+    if returned is None or model_fn_graph.num_replicas != 1:
+        return {}
+    tensors = {}
+    for part, model_part in zip(returned, model_fn_graph.batch_leaves):
+        if len(part) == len(model_part):
+            tensors.update((id(tensor), feed) for tensor, feed in zip(part, model_part))
+    return tensors
+
+
+def _substituted(fetches, tensors):
+    """`fetches` (any structure a Session took) with each of `tensors`' keys replaced."""
+    if isinstance(fetches, dict):
+        return {key: _substituted(value, tensors) for key, value in fetches.items()}
+    if isinstance(fetches, tuple) and hasattr(fetches, "_fields"):
+        return type(fetches)(*(_substituted(value, tensors) for value in fetches))
+    if isinstance(fetches, (list, tuple)):
+        return type(fetches)(_substituted(value, tensors) for value in fetches)
+    return tensors.get(id(fetches), fetches)
 
 
 class SaverForHooks:
@@ -209,7 +245,8 @@ class HookRunner:
             self._requests.append(request)
             if request is None or request.fetches is None and not request.feed_dict:
                 continue
-            if self._session.of_input(request.fetches, request.feed_dict):
+            in_step = self._session.in_step(request.fetches)
+            if self._session.of_input(in_step, request.feed_dict):
                 # Ops of the input_fn's graph run on its Session, before this step.
                 self._input_results[index] = self._session.run(request.fetches, request.feed_dict)
                 continue
@@ -218,8 +255,8 @@ class HookRunner:
                     f"{type(hook).__name__} feeds values into the step (feed_dict); "
                     "feeding is not supported. Read inputs in the input_fn instead."
                 )
-            if request.fetches is not None:
-                fetches[f"hook_{index}"] = self._graph.fetchable(request.fetches)
+            if in_step is not None:
+                fetches[f"hook_{index}"] = self._graph.fetchable(in_step)
 
     def after_step(self, outputs, which=slice(None)):
         """Hands each hook (those `which` selects) its results; returns True when

@@ -16,7 +16,11 @@ step picks centers from its batch and does not advance the global step. The
 same batches go to initialization and then to training, so the centers and
 checkpoints come out the same; only the loss logged and summarized for the
 first step is that of the initialization batch (the same value when every
-batch is the full data set).
+batch is the full data set). When training runs to the end of the input, the
+global step advances once more, as in the original, whose last run of the
+train op found no batch but had already run the step's increment, which
+needs none (`ModelFnGraph.batch_free_train_function`): the KMeans guide's
+`limit_epochs(points, num_epochs=n)` trains to global step n.
 """
 
 from __future__ import annotations

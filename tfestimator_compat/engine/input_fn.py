@@ -362,7 +362,8 @@ def _mapped_iterator(call, eager_dataset):
     stateful = any(op._is_stateful for op in transform.graph.get_operations())
     parallel = None if stateful else tf.data.AUTOTUNE
     dataset = eager_dataset.map(apply, num_parallel_calls=parallel, deterministic=True)
-    return InputFnResult(dataset, structure, session=_MappedInputSession(wrapped))
+    session = _MappedInputSession(wrapped, features_and_labels(built["result"]))
+    return InputFnResult(dataset, structure, session=session)
 
 
 class _MappedInputSession:
@@ -370,12 +371,15 @@ class _MappedInputSession:
 
     What a hook may run there is what needs no batch: the iterator's
     initializer (a no-op: each pass reads the dataset from its start), or a
-    value the input_fn computed besides the batch.
+    value the input_fn computed besides the batch. The tensors it returned
+    (`batch_leaves`) are fetched in the step instead (`GraphSession.in_step`).
     """
 
-    def __init__(self, wrapped):
+    def __init__(self, wrapped, returned):
         self._wrapped = wrapped
         self.graph = wrapped.graph
+        # What the input_fn returned: a hook fetching them gets the step's batch.
+        self.batch_leaves = tuple(leaves(part) for part in returned)
 
     def run(self, fetches, feed_dict=None):
         feed_dict = feed_dict or {}

@@ -25,6 +25,7 @@ from tfestimator_compat.engine import graph_pruning
 from tfestimator_compat.engine import keras_optimizers_in_graph as keras_optimizers
 from tfestimator_compat.engine import random_ops
 from tfestimator_compat.engine.input_structure import flat_tensors
+from tfestimator_compat.engine.input_structure import leaves
 from tfestimator_compat.engine.input_structure import map_leaves
 from tfestimator_compat.engine.tensor_semantics import tf1_tensor_semantics
 from tfestimator_compat.engine.variable_store import per_device_copies
@@ -143,6 +144,7 @@ class ModelFnGraph:
         self.num_replicas = distribution.num_replicas(strategy)
         self._ops_when_reads_were_ordered = 0
         self._train_ops = []
+        self._batch_free_train_op = None
         with strategy.scope() if strategy is not None else contextlib.nullcontext():
             self._wrapped = tf.compat.v1.wrap_function(self._build, signature=[])
         self._functions = {}
@@ -166,6 +168,8 @@ class ModelFnGraph:
         graph = tf.compat.v1.get_default_graph()
         replica_inputs = [self._make_inputs() for _ in range(self.num_replicas)]
         self.features, self.labels = replica_inputs[0]
+        # The batch as the model_fn got it, before it could change the dicts.
+        self.batch_leaves = (leaves(self.features), leaves(self.labels))
         self._feeds = [t for inputs in replica_inputs for t in self.flat_inputs(*inputs)]
         with self._store.scope(), resource.resource_tracker_scope(self._resources):
             self.global_step = tf.compat.v1.train.get_or_create_global_step()
@@ -344,6 +348,27 @@ class ModelFnGraph:
         graph = tf.compat.v1.get_default_graph()
         internal = _internal_handles(variables)
         return [op for op in graph.get_operations() if _uses(op, internal, op_types)]
+
+    def batch_free_train_function(self):
+        """A function running the train op's ops that need no input batch, or None.
+
+        When the input ran out, the original's last `session.run` of the train
+        op failed at the read of the batch, but ops the batch did not feed had
+        already run: a global step advanced by an `assign_add` of its own (as
+        KMeans's and many model_fns' were) ended one past the batches read.
+        Run at the end of the input, this does what that last run did.
+        """
+        if not self._train_ops or self._strategy is not None:
+            return None
+        if self._batch_free_train_op is None:
+            fed_by_batch = _downstream([feed.op for feed in self._feeds])
+            free = _upstream(self._train_ops) - fed_by_batch
+            writes = [op for op in free if _written_handles(op)]
+            with self.graph.as_default():
+                self._batch_free_train_op = tf.group(*writes, name="batch_free_train_ops")
+        if not self._batch_free_train_op.control_inputs:
+            return None
+        return self.value_function(self._batch_free_train_op)
 
     def variables_written_by(self, op, variables):
         """Those of `variables` that running `op` (a Scaffold's init op) writes.

@@ -24,6 +24,7 @@ import tensorflow as tf
 
 from tfestimator_compat.engine.input_structure import FlatStructure
 from tfestimator_compat.engine.input_structure import features_and_labels
+from tfestimator_compat.engine.input_structure import leaves
 
 # How long stopped queue runners get to finish before the Session closes.
 _STOP_GRACE_SECS = 10
@@ -41,7 +42,8 @@ class TF1InputGraph:
         with self.graph.as_default():
             features, labels = features_and_labels(call())
             self.structure, self._fetches = FlatStructure.split(features, labels)
-            self.outputs = (features, labels)
+            # What the input_fn returned: a hook fetching them gets the step's batch.
+            self.batch_leaves = (leaves(features), leaves(labels))
             self._initializer = tf.group(
                 tf.compat.v1.global_variables_initializer(),
                 tf.compat.v1.local_variables_initializer(),

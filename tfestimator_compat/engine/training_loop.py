@@ -92,6 +92,8 @@ class TrainingLoop(_StepLoop):
         summary_op: the merged summaries of the model_fn (None: no summaries).
         max_steps_per_call: the most steps one call may run.
         callbacks: the user's Keras callbacks (`KerasCallbacks`), or None.
+        end_of_input: run when training ends because the input ran out
+            (`ModelFnGraph.batch_free_train_function`), or None.
     """
 
     def __init__(
@@ -108,8 +110,10 @@ class TrainingLoop(_StepLoop):
         summary_op=None,
         max_steps_per_call=MAX_STEPS_PER_CALL,
         callbacks=None,
+        end_of_input=None,
     ):
         super().__init__(runner, base_fetches, callbacks)
+        self._end_of_input = end_of_input
         self._step_read = step_read
         self._max_steps_per_call = max_steps_per_call
         self._global_step = global_step
@@ -297,6 +301,10 @@ class TrainingLoop(_StepLoop):
     def on_train_end(self, logs=None):
         if self.step is None:
             return
+        if self._end_of_input is not None and not self.model.stop_training:
+            # The original's run that found no batch still ran what needed none.
+            self._end_of_input()
+            self.step = int(self._global_step.numpy())
         summaries.flush(self.model_dir)
         # The final checkpoint comes before the hooks' `end`, as the original's
         # CheckpointSaverHook ended first.
