@@ -333,10 +333,11 @@ class Estimator:
         inputs.warn_if_evaluation_never_ends(steps)
         graph, model = self._traced(ModeKeys.EVAL, inputs)
         spec = graph.spec
-        for reserved in ("loss", "global_step"):
-            if reserved in spec.eval_metric_ops:
+        # The original quoted the one name and backquoted the other.
+        for reserved in ('"loss"', "`global_step`"):
+            if reserved[1:-1] in spec.eval_metric_ops:
                 raise ValueError(
-                    f'Metric with name "{reserved}" is not allowed, because Estimator '
+                    f"Metric with name {reserved} is not allowed, because Estimator "
                     "already defines a default metric with the same name. Rename it in "
                     "the model_fn's eval_metric_ops."
                 )
