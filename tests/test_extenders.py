@@ -32,3 +32,23 @@ def test_metric_fn_argument_check(model_dir):
     estimator = est.Estimator(lambda features, labels, mode: None, model_dir=model_dir)
     with pytest.raises(ValueError, match=r"not expected args: \['mode'\]"):
         est.add_metrics(estimator, lambda labels, mode: {})
+
+
+def test_a_metric_that_overrides_the_heads_leaves_the_checkpoint_alone(model_dir):
+    """The head still makes (and updates) its own `auc` Keras metric, which
+    the spec no longer returns: as in the original, its variables are
+    evaluation state, neither saved nor expected in the checkpoint."""
+    columns = [tf.feature_column.numeric_column("x", shape=[3])]
+    estimator = tf.estimator.DNNClassifier([4], columns, model_dir=model_dir)
+
+    def metric_fn(labels, predictions):
+        auc = tf.keras.metrics.AUC(name="auc")
+        auc.update_state(labels, predictions["logistic"])
+        return {"auc": auc}
+
+    extended = est.add_metrics(estimator, metric_fn)
+    extended.train(dataset_input_fn(repeat=True), steps=2)
+    metrics = extended.evaluate(dataset_input_fn())
+    assert 0.0 <= metrics["auc"] <= 1.0
+    names = tf.train.load_checkpoint(model_dir).get_variable_to_shape_map()
+    assert not [name for name in names if "auc" in name]

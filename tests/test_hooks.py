@@ -376,3 +376,88 @@ def test_train_hooks_see_the_nan_step_and_the_specs_hooks_do_not(model_dir):
     with pytest.raises(est.NanLossDuringTrainingError):
         estimator.train(dataset_input_fn(repeat=True), steps=5, hooks=[train_hook])
     assert (train_hook.after_runs, spec_hook.after_runs) == (2, 1)
+
+
+class _OrderHook(est.SessionRunHook):
+    """Notes `begin` and `after_create_session`: the checkpoints then on disk
+    and the global step the session holds."""
+
+    def __init__(self, name, events, model_dir):
+        self.name, self.events, self.model_dir = name, events, model_dir
+
+    def _checkpoints(self):
+        return sorted(os.path.basename(p) for p in glob.glob(f"{self.model_dir}/model.ckpt*index"))
+
+    def begin(self):
+        self.events.append((self.name, "begin", self._checkpoints()))
+
+    def after_create_session(self, session, coord):
+        step = int(session.run(tf.compat.v1.train.get_global_step()))
+        self.events.append((self.name, "after_create_session", self._checkpoints(), step))
+
+
+class _OrderListener(est.CheckpointSaverListener):
+    def __init__(self, events):
+        self.events = events
+
+    def begin(self):
+        self.events.append(("listener", "begin"))
+
+    def before_save(self, session, global_step_value):
+        self.events.append(("listener", "before_save", global_step_value))
+
+
+def test_hooks_begin_before_the_session_and_follow_the_first_checkpoint(model_dir):
+    """Recorded with tensorflow-estimator 2.15 (the same hooks and listener,
+    train(steps=2) then evaluate): every hook begins before the variables get
+    values, and `after_create_session` follows the step-0 checkpoint."""
+    events = []
+
+    def model_fn(features, labels, mode):
+        spec = classifier_model_fn(features, labels, mode, {})
+        return spec._replace(
+            training_hooks=[_OrderHook("spec", events, model_dir)],
+            evaluation_hooks=[_OrderHook("spec_eval", events, model_dir)],
+        )
+
+    estimator = est.Estimator(model_fn, model_dir=model_dir)
+    estimator.train(
+        dataset_input_fn(repeat=True),
+        hooks=[_OrderHook("train_arg", events, model_dir)],
+        steps=2,
+        saving_listeners=[_OrderListener(events)],
+    )
+    estimator.evaluate(dataset_input_fn(), hooks=[_OrderHook("eval_arg", events, model_dir)])
+    both = ["model.ckpt-0.index", "model.ckpt-2.index"]
+    assert events == [
+        ("listener", "begin"),
+        ("train_arg", "begin", []),
+        ("spec", "begin", []),
+        ("listener", "before_save", 0),
+        ("train_arg", "after_create_session", ["model.ckpt-0.index"], 0),
+        ("spec", "after_create_session", ["model.ckpt-0.index"], 0),
+        ("listener", "before_save", 2),
+        ("eval_arg", "begin", both),
+        ("spec_eval", "begin", both),
+        ("eval_arg", "after_create_session", both, 2),
+        ("spec_eval", "after_create_session", both, 2),
+    ]
+
+
+class _RefusingHook(est.SessionRunHook):
+    def begin(self):
+        raise ValueError("refused in begin")
+
+
+def test_a_hook_refuses_in_begin_before_the_scaffold_is_checked(model_dir):
+    """The original began the hooks before it ran the Scaffold's init_op and
+    checked that every variable had a value."""
+
+    def model_fn(features, labels, mode):
+        spec = classifier_model_fn(features, labels, mode, {})
+        step = tf.compat.v1.train.get_global_step()
+        return spec._replace(scaffold=tf.compat.v1.train.Scaffold(init_op=step.initializer))
+
+    estimator = est.Estimator(model_fn, model_dir=model_dir)
+    with pytest.raises(ValueError, match="refused in begin"):
+        estimator.train(dataset_input_fn(repeat=True), hooks=[_RefusingHook()], steps=1)

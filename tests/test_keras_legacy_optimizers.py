@@ -236,3 +236,24 @@ def test_baseline_and_wide_deep_take_legacy_optimizers(tmp_path):
     assert "training/RMSprop/dnn/logits/kernel/momentum" in names
     assert "training/Ftrl/linear/linear_model/x/weights/linear" in names
     assert combined.get_variable_value("global_step") == 3
+
+
+def test_iterations_after_training_are_the_trained_graphs(tmp_path):
+    """As in the original (tensorflow-estimator 2.15, recorded with this model):
+    after `train()` each optimizer's `iterations` is the variable its update
+    advanced, named as its checkpoint key (the DNN part counts the global step)."""
+    numeric = tf.feature_column.numeric_column("x", shape=(2,))
+    dnn_opt, linear_opt = legacy_optimizers.SGD(1.0), legacy_optimizers.SGD(1.0)
+    combined = tf.estimator.DNNLinearCombinedRegressor(
+        model_dir=str(tmp_path),
+        linear_feature_columns=[numeric],
+        linear_optimizer=linear_opt,
+        dnn_feature_columns=[numeric],
+        dnn_hidden_units=[2, 2],
+        dnn_optimizer=dnn_opt,
+    )
+    combined.train(_regression_input_fn, steps=1)
+    assert linear_opt.iterations.name == "training/SGD_1/iter:0"
+    assert dnn_opt.iterations.name == "global_step:0"
+    assert combined.get_variable_value(linear_opt.iterations.name) == 1
+    assert combined.get_variable_value(dnn_opt.iterations.name) == 1

@@ -94,7 +94,10 @@ def test_call_logit_fn_passes_only_the_arguments_the_logit_fn_names():
 
 @pytest.mark.parametrize("returned", [[1.0], {"a": [1.0]}, {1: tf.constant(1.0)}])
 def test_call_logit_fn_rejects_what_is_not_logits(returned):
-    with pytest.raises(ValueError, match="logit_fn"):
+    """In the original's words, which programs matched."""
+    with pytest.raises(
+        ValueError, match="logit_fn should return a Tensor or a dictionary mapping strings"
+    ):
         logit_fn.call_logit_fn(lambda features: returned, {}, "train", None, None)
 
 

@@ -69,6 +69,45 @@ def test_tensor_from_another_graph_is_rejected():
         in_graph(lambda: EstimatorSpec(ModeKeys.EVAL, loss=foreign))
 
 
+def eval_spec_with(metric):
+    return EstimatorSpec(ModeKeys.EVAL, loss=tf.constant(1.0), eval_metric_ops={"m": metric})
+
+
+def test_keras_metric_never_updated_is_refused_by_a_spec_built_by_hand():
+    def build():
+        metric = tf.keras.metrics.Mean()
+        return eval_spec_with(metric)
+
+    with pytest.raises(ValueError, match=r"Please call update_state\(...\) on the \"mean\""):
+        in_graph(build)
+
+
+def test_keras_metric_updated_in_another_graph_is_refused():
+    with tf.Graph().as_default():
+        metric = tf.keras.metrics.Mean()
+        metric.update_state(tf.constant(1.0))
+    with pytest.raises(ValueError, match="must be from the default graph"):
+        in_graph(lambda: eval_spec_with(metric))
+
+
+def test_keras_metric_variables_become_local_and_metric_variables():
+    def build():
+        metric = tf.keras.metrics.Mean()
+        metric.update_state(tf.constant(1.0))
+        eval_spec_with(metric)
+        return [v.value for v in metric.variables], {
+            key: tf.compat.v1.get_collection(key)
+            for key in (
+                tf.compat.v1.GraphKeys.LOCAL_VARIABLES,
+                tf.compat.v1.GraphKeys.METRIC_VARIABLES,
+            )
+        }
+
+    variables, collections = in_graph(build)
+    for listed in collections.values():
+        assert all(any(v is x for x in listed) for v in variables)
+
+
 def test_predict_gets_default_export_output():
     spec = in_graph(lambda: EstimatorSpec(ModeKeys.PREDICT, predictions={"p": tf.constant([1.0])}))
     assert "serving_default" in spec.export_outputs

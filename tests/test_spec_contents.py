@@ -123,7 +123,7 @@ def test_a_metric_named_global_step_is_refused(tmp_path):
         metrics = {"global_step": tf.compat.v1.metrics.mean(loss)}
         return est.EstimatorSpec(mode, loss=loss, train_op=train_op, eval_metric_ops=metrics)
 
-    with pytest.raises(ValueError, match='Metric with name "global_step" is not allowed'):
+    with pytest.raises(ValueError, match="Metric with name `global_step` is not allowed"):
         est.Estimator(model_fn, str(tmp_path)).evaluate(input_fn)
 
 

@@ -248,23 +248,11 @@ class Estimator:
         """
         graph, model = self._traced(ModeKeys.TRAIN, inputs)
         spec = graph.spec
-        self._initialize(graph, latest)
-        if steps is not None:
-            last_step = int(self._store.get("global_step").numpy()) + steps
-        self._store_trained = True
-        saver = None
-        if config.save_checkpoints_steps or config.save_checkpoints_secs:
-            saver = self._checkpoint_saver(graph, config)
-        elif listeners:
+        saving = bool(config.save_checkpoints_steps or config.save_checkpoints_secs)
+        if listeners and not saving:
             raise ValueError(
                 "There should be a CheckpointSaverHook to use saving_listeners. "
                 "Set save_checkpoints_steps or save_checkpoints_secs in the RunConfig."
-            )
-        savers = graph.graph.get_collection(tf.compat.v1.GraphKeys.SAVERS)
-        if not any(isinstance(saver, SaverForHooks) for saver in savers):
-            # Once per traced graph: a reused one already has it.
-            graph.graph.add_to_collection(
-                tf.compat.v1.GraphKeys.SAVERS, SaverForHooks(self._variables_of(graph))
             )
         # In the original's order: chief hooks, then train()'s, then the model_fn's;
         # its NaN check came between train()'s and the model_fn's.
@@ -276,6 +264,21 @@ class Estimator:
             inputs.session,
             before_nan_check=len(session_hooks(chief_hooks + list(hooks))),
         )
+        # The original's checkpoint saver hook began first, beginning the listeners.
+        for listener in listeners:
+            listener.begin()
+        runner.begin()
+        self._initialize(graph, latest)
+        if steps is not None:
+            last_step = int(self._store.get("global_step").numpy()) + steps
+        self._store_trained = True
+        saver = self._checkpoint_saver(graph, config) if saving else None
+        savers = graph.graph.get_collection(tf.compat.v1.GraphKeys.SAVERS)
+        if not any(isinstance(saver, SaverForHooks) for saver in savers):
+            # Once per traced graph: a reused one already has it.
+            graph.graph.add_to_collection(
+                tf.compat.v1.GraphKeys.SAVERS, SaverForHooks(self._variables_of(graph))
+            )
         fetches = {"loss": spec.loss, "train_op": spec.train_op}
         stop = stop_signal.stop_signal(graph.graph)
         if stop is not None:
@@ -296,9 +299,9 @@ class Estimator:
             end_of_input=graph.batch_free_train_function(),
         )
         tf.io.gfile.makedirs(config.model_dir)
-        # The input's Session opens first: hooks may initialize its iterators.
+        # The input's Session opens first: hooks may initialize its iterators
+        # (the loop calls their `after_create_session` as training begins).
         with inputs.reading():
-            runner.begin()
             if run is not None:
                 run(model, loop)
             else:
@@ -332,26 +335,28 @@ class Estimator:
         inputs.warn_if_evaluation_never_ends(steps)
         graph, model = self._traced(ModeKeys.EVAL, inputs)
         spec = graph.spec
-        for reserved in ("loss", "global_step"):
-            if reserved in spec.eval_metric_ops:
+        # The original quoted the one name and backquoted the other.
+        for reserved in ('"loss"', "`global_step`"):
+            if reserved[1:-1] in spec.eval_metric_ops:
                 raise ValueError(
-                    f'Metric with name "{reserved}" is not allowed, because Estimator '
+                    f"Metric with name {reserved} is not allowed, because Estimator "
                     "already defines a default metric with the same name. Rename it in "
                     "the model_fn's eval_metric_ops."
                 )
         self._store.reset_local_variables()
+        all_hooks = hooks + list(spec.evaluation_hooks)
+        runner = HookRunner(session_hooks(all_hooks), graph, inputs.session)
+        runner.begin()
         if in_memory:
             scaffold.check_in_memory(graph)
         else:
             checkpoint_path = self._initialize(graph, checkpoint_path, follow_latest)
-        all_hooks = hooks + list(spec.evaluation_hooks)
-        runner = HookRunner(session_hooks(all_hooks), graph, inputs.session)
         updates = graph.fetchable(graph.metric_update_op)
         callbacks = KerasCallbacks(keras_callbacks(all_hooks), model)
         loop = EvaluationLoop(runner, {"loss": spec.loss, "updates": updates}, steps, callbacks)
         model.reset_eval_loss()
         with inputs.reading():
-            runner.begin()
+            runner.after_create_session()
             callbacks.test_begin()
             model.evaluate(inputs.dataset, verbose=0, callbacks=[loop])
         results = graph.results(graph.metric_values, graph.value_function(graph.metric_values)())
@@ -391,10 +396,11 @@ class Estimator:
         inputs = self._call_input_fn(input_fn, ModeKeys.PREDICT)
         inputs = inputs.features_only()
         graph, model = self._traced(ModeKeys.PREDICT, inputs)
-        self._initialize(graph, checkpoint_path, follow_latest)
         predictions = _extract_keys(graph.spec.predictions, predict_keys)
         all_hooks = hooks + list(graph.spec.prediction_hooks)
         runner = HookRunner(session_hooks(all_hooks), graph, inputs.session)
+        runner.begin()
+        self._initialize(graph, checkpoint_path, follow_latest)
 
         def before_batch():
             model.set_fetches(dict({"predictions": predictions}, **runner.before_step()))
@@ -404,7 +410,7 @@ class Estimator:
         model.set_fetches({"predictions": predictions})
         batches = model.predict_batches(inputs.dataset, before_batch if runner.hooks else None)
         with inputs.reading():
-            runner.begin()
+            runner.after_create_session()
             for index, outputs in enumerate(batches):
                 stop = runner.after_step(outputs)
                 evaluated = graph.results(predictions, outputs["predictions"])

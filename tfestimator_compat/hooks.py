@@ -222,9 +222,17 @@ class HookRunner:
         return self._coordinator.stop_requested
 
     def begin(self):
+        """Each hook's `begin`, before the variables are restored or initialized,
+        as the original called it before making its Session: what a hook adds to
+        the graph is there when they are."""
         with self._graph.extending(), tf1_tensor_semantics():
             for hook in self._hooks:
                 hook.begin()
+
+    def after_create_session(self):
+        """Each hook's `after_create_session`, once the variables have their
+        values (and the first checkpoint is saved), before the first step."""
+        with self._graph.extending(), tf1_tensor_semantics():
             for hook in self._hooks:
                 hook.after_create_session(self._session, self._coordinator)
 

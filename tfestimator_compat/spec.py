@@ -11,6 +11,7 @@ import tensorflow as tf
 from tensorflow.python.saved_model.model_utils import export_utils
 
 from tfestimator_compat import keras_flavours
+from tfestimator_compat.engine import variable_writes
 from tfestimator_compat.hooks import check_hooks
 from tfestimator_compat.mode_keys import ModeKeys
 
@@ -194,13 +195,16 @@ class MetricPartTypeError(TypeError, AttributeError):
 
 
 def _validate_eval_metric_ops(eval_metric_ops):
-    """Checks each entry is a `(value, update_op)` pair or a Keras `Metric`."""
+    """Checks each entry is a `(value, update_op)` pair or a Keras `Metric`
+    that the `model_fn` updated in this graph, whose variables then join the
+    graph's local and metric variables, as the original's did."""
     if eval_metric_ops is None:
         return {}
     if not isinstance(eval_metric_ops, dict):
         raise TypeError(f"eval_metric_ops must be a dict, given: {eval_metric_ops}")
     for key, value in eval_metric_ops.items():
         if keras_flavours.is_metric(value):
+            _check_updated_here(key, value)
             continue
         if not isinstance(value, tuple) or len(value) != 2:
             raise TypeError(
@@ -214,4 +218,41 @@ def _validate_eval_metric_ops(eval_metric_ops):
                 )
             if not isinstance(part, tf.Variable):
                 _in_default_graph(part, f"eval_metric_ops ({key})")
+    _add_to_metric_collections(
+        v
+        for value in eval_metric_ops.values()
+        if keras_flavours.is_metric(value)
+        for v in value.variables
+    )
     return dict(eval_metric_ops)
+
+
+def _check_updated_here(key, metric):
+    """A Keras metric must be updated in the graph the spec is built in: the
+    ops that assign to its variables there are its updates."""
+    if tf.executing_eagerly() or variable_writes.ops_writing(metric.variables):
+        return
+    graph = tf.compat.v1.get_default_graph()
+    for other in variable_writes.graphs_of(metric.variables):
+        if other is not graph and variable_writes.ops_writing(metric.variables, other):
+            raise ValueError(
+                _OTHER_GRAPH.format(field="eval_metric_ops", value=f"{key}: {metric.name}")
+            )
+    raise ValueError(
+        f'Please call update_state(...) on the "{metric.name}" metric: eval_metric_ops'
+        f"[{key!r}] is a Keras metric that the model_fn never updated."
+    )
+
+
+def _add_to_metric_collections(variables):
+    """Local variables are initialized per evaluation; the metric collection
+    is where TFMA and export look for evaluation state."""
+    if tf.executing_eagerly():
+        return
+    graph = tf.compat.v1.get_default_graph()
+    keys = (tf.compat.v1.GraphKeys.LOCAL_VARIABLES, tf.compat.v1.GraphKeys.METRIC_VARIABLES)
+    for variable in variables:
+        variable = variable.value if hasattr(variable, "path") else variable
+        for key in keys:
+            if not any(existing is variable for existing in graph.get_collection(key)):
+                graph.add_to_collection(key, variable)

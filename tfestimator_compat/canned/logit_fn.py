@@ -40,8 +40,8 @@ def call_logit_fn(logit_fn, features, mode, params, config):
     ):
         return logits
     raise ValueError(
-        "logit_fn must return a Tensor or a dict of string keys to Tensors; it "
-        f"returned: {logits!r}"
+        "logit_fn should return a Tensor or a dictionary mapping strings to Tensors; "
+        f"it returned: {logits!r}"
     )
 
 

@@ -24,23 +24,14 @@ from tfestimator_compat import logs
 from tfestimator_compat.engine import graph_pruning
 from tfestimator_compat.engine import keras_optimizers_in_graph as keras_optimizers
 from tfestimator_compat.engine import random_ops
+from tfestimator_compat.engine import variable_writes
 from tfestimator_compat.engine.input_structure import flat_tensors
 from tfestimator_compat.engine.input_structure import leaves
 from tfestimator_compat.engine.input_structure import map_leaves
 from tfestimator_compat.engine.tensor_semantics import tf1_tensor_semantics
-from tfestimator_compat.engine.variable_store import per_device_copies
 from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.spec import EstimatorSpec
 
-_WRITE_OPS = frozenset(
-    {
-        "AssignVariableOp",
-        "AssignAddVariableOp",
-        "AssignSubVariableOp",
-        "ResourceScatterAdd",
-        "ResourceScatterUpdate",
-    }
-)
 _READ_OPS = frozenset({"ReadVariableOp", "ResourceGather"})
 
 
@@ -258,14 +249,14 @@ class ModelFnGraph:
             return  # no op was added since the last pass: every read is ordered
         self._ops_when_reads_were_ordered = len(ops)
         handles = {id(inner) for _, inner in graph.captures}
-        global_step = {id(h) for h in _internal_handles([self.global_step], graph)}
+        global_step = {id(h) for h in variable_writes.internal_handles([self.global_step], graph)}
         # The step's updates: what the train op runs, and the global step's.
         # Other writes (init_from_checkpoint's restores, hooks' own assigns)
         # keep their order, or a restore would wait for the step's input.
         in_step = _upstream(self._train_ops)
         reads, writes = {}, {}
         for op in ops:
-            if _uses(op, handles, _READ_OPS):
+            if variable_writes.uses(op, handles, _READ_OPS):
                 reads.setdefault(id(op.inputs[0]), []).append(op)
             for handle in _written_handles(op):
                 if id(handle) in handles and (op in in_step or id(handle) in global_step):
@@ -328,26 +319,15 @@ class ModelFnGraph:
             return values, updates
         for name, metric in spec.eval_metric_ops.items():
             if keras_flavours.is_metric(metric):
+                # The spec checked that the model_fn updates it.
                 self._store.mark_local(metric.variables)
-                metric_updates = self._ops_writing(metric.variables)
-                if not metric_updates:
-                    raise ValueError(f'Please call update_state(...) on the "{metric.name}" metric')
                 values[name] = metric.result()
-                updates.extend(metric_updates)
+                updates.extend(variable_writes.ops_writing(metric.variables))
             else:
                 value, update = metric
                 values[name] = value
                 updates.append(update)
         return values, updates
-
-    def _ops_writing(self, variables):
-        return self._ops_using(variables, _WRITE_OPS)
-
-    def _ops_using(self, variables, op_types):
-        """The ops of `op_types` in the default graph that take one of `variables`."""
-        graph = tf.compat.v1.get_default_graph()
-        internal = _internal_handles(variables)
-        return [op for op in graph.get_operations() if _uses(op, internal, op_types)]
 
     def batch_free_train_function(self):
         """A function running the train op's ops that need no input batch, or None.
@@ -376,7 +356,7 @@ class ModelFnGraph:
         Everything `op` waits for runs with it: its inputs and control inputs,
         transitively.
         """
-        internal = {id(v): _internal_handles([v], self.graph) for v in variables}
+        internal = {id(v): variable_writes.internal_handles([v], self.graph) for v in variables}
         written = set()
         # A tensor, or what `var.assign` returns, stands for the op that makes it.
         pending, seen = [op if isinstance(op, tf.Operation) else op.op], set()
@@ -385,7 +365,11 @@ class ModelFnGraph:
             if current in seen:
                 continue
             seen.add(current)
-            written.update(key for key, handles in internal.items() if _writes(current, handles))
+            written.update(
+                key
+                for key, handles in internal.items()
+                if variable_writes.uses(current, handles, variable_writes.WRITE_OPS)
+            )
             pending.extend(current.control_inputs)
             pending.extend(tensor.op for tensor in current.inputs)
         return [v for v in variables if id(v) in written]
@@ -500,26 +484,10 @@ def cache_key(structure):
     return objects, repr(tf.nest.map_structure(lambda _: None, structure))
 
 
-def _internal_handles(variables, graph=None):
-    """Ids of the placeholders through which `graph` (the default one) uses `variables`."""
-    graph = graph or tf.compat.v1.get_default_graph()
-    handles = {id(handle) for v in variables for handle in _handles(v)}
-    return {id(inner) for outer, inner in graph.captures if id(outer) in handles}
-
-
-def _uses(op, internal_handles, op_types):
-    """Whether `op` is of `op_types` and takes a variable through `internal_handles`."""
-    return op.type in op_types and bool(op.inputs) and id(op.inputs[0]) in internal_handles
-
-
-def _writes(op, internal_handles):
-    return _uses(op, internal_handles, _WRITE_OPS)
-
-
 def _written_handles(op):
     """The variable handles `op` updates: an assignment's variable, or every
     resource an optimizer's apply op takes (the variable and its slots)."""
-    if op.type in _WRITE_OPS:
+    if op.type in variable_writes.WRITE_OPS:
         return op.inputs[:1]
     if op.type.startswith(("ResourceApply", "ResourceSparseApply")):
         return [t for t in op.inputs if t.dtype == tf.resource]
@@ -553,13 +521,6 @@ def _reachable(ops, neighbours):
         seen.add(op)
         pending.extend(neighbours(op))
     return seen
-
-
-def _handles(variable):
-    """The resource handles behind a Keras, TF or distributed variable."""
-    if hasattr(variable, "path"):
-        variable = variable.value
-    return [copy.handle for copy in per_device_copies(variable)]
 
 
 def _session_structure(fetches):

@@ -149,13 +149,12 @@ class TrainingLoop(_StepLoop):
         if sys.stdout.isatty() and self._last_step is not None:
             self._progress = keras.utils.Progbar(self._last_step, stateful_metrics=["loss"])
         self._callbacks.train_begin()
-        if self._saver is None:
-            return
-        if self._graph_def is not None and self._config.checkpoint_save_graph_def:
-            text_protos.write(self._graph_def, os.path.join(self.model_dir, "graph.pbtxt"))
-        for listener in self._listeners:
-            listener.begin()
-        self._save(self.step)
+        if self._saver is not None:
+            if self._graph_def is not None and self._config.checkpoint_save_graph_def:
+                text_protos.write(self._graph_def, os.path.join(self.model_dir, "graph.pbtxt"))
+            self._save(self.step)
+        # The original's checkpoint saver came first among the hooks.
+        self._runner.after_create_session()
 
     def on_train_batch_begin(self, batch, logs=None):
         # Bounds count global steps until each event.

@@ -506,7 +506,26 @@ def _store_key(name, kwargs):
 
 def _is_local(name, kwargs):
     collections_ = kwargs.get("collections") or ()
-    return any(key in collections_ for key in _LOCAL_COLLECTIONS) or is_rng_state(name)
+    return (
+        any(key in collections_ for key in _LOCAL_COLLECTIONS)
+        or is_rng_state(name)
+        or _is_keras_metric_state(kwargs)
+    )
+
+
+def _is_keras_metric_state(kwargs):
+    """Whether a variable is a Keras metric's: untrained, synchronized on read,
+    made by `tf.Variable` (which takes no collections) or in no collection.
+
+    Keras 2 made metric variables in no collection, so the original's Saver
+    left them out (whether the spec returned the metric or not) and each
+    evaluation started them afresh.
+    """
+    return (
+        kwargs.get("collections", []) == []
+        and kwargs.get("synchronization") == tf.VariableSynchronization.ON_READ
+        and not kwargs.get("trainable")
+    )
 
 
 def is_rng_state(name):
@@ -529,6 +548,8 @@ def _add_to_collections(variable, kwargs, local):
     store never ran the constructor that would have added it.
     """
     graph = tf.compat.v1.get_default_graph()
+    if _is_keras_metric_state(kwargs):
+        return  # in no collection, as Keras 2 made it; a spec returning it lists it
     keys = list(kwargs.get("collections") or [_GraphKeys.GLOBAL_VARIABLES])
     if _is_trainable(kwargs) and not local and _GraphKeys.TRAINABLE_VARIABLES not in keys:
         keys.append(_GraphKeys.TRAINABLE_VARIABLES)

@@ -141,8 +141,15 @@ class Optimizer:
     # Variables, made once per graph.
 
     def _state(self) -> dict:
-        """This graph's variables: hyperparameters, slots and the own step counter."""
+        """This graph's variables: hyperparameters, slots and the own step counter.
+
+        Asked eagerly after a graph used it (`opt.iterations` once `train()` is
+        done), the last graph's: in the original, the optimizer kept the
+        variables of the graph that last built its update.
+        """
         graph = tf.compat.v1.get_default_graph()
+        if self._graph is not None and tf.executing_eagerly():
+            return self._variables
         if self._graph is None or self._graph() is not graph:
             self._graph = weakref.ref(graph)
             self._variables = {"hypers": {}, "slots": {}, "weights": [], "iter": None}
