@@ -93,12 +93,17 @@ def test_kills_at_random_moments_lose_nothing(tmp_path):
             text=True,
         )
         assert process.stdout.readline().strip() == "STARTED"
-        time.sleep(rng.uniform(0.5, 4.0))
+        # A few steps past where the last kill left it (the job's speed varies
+        # with the machine's load), then a random moment: mid-step, mid-save,
+        # mid-evaluation or mid-export.
+        start = steps_at_kills[-1] if steps_at_kills else 0
+        _wait_for_step(model_dir, start + rng.choice([2, 4]), process)
+        time.sleep(rng.uniform(0.0, 0.5))
         process.send_signal(signal.SIGKILL)
         process.wait()
         check_model_dir(model_dir)
         latest = checkpoints.latest_checkpoint(model_dir)
-        steps_at_kills.append(checkpoints.global_step_of(latest) if latest else None)
+        steps_at_kills.append(checkpoints.global_step_of(latest) if latest else 0)
     print("steps at the kills:", steps_at_kills)
     assert 0 < steps_at_kills[-1] < MAX_STEPS, "the kills landed while the job trained"
     finished = subprocess.run(
@@ -109,6 +114,19 @@ def test_kills_at_random_moments_lose_nothing(tmp_path):
     assert checkpoints.global_step_of(checkpoints.latest_checkpoint(model_dir)) == MAX_STEPS
     exports = [e for e in os.listdir(os.path.join(model_dir, "export", "latest")) if e.isdigit()]
     assert 1 <= len(exports) <= 2
+
+
+def _wait_for_step(model_dir, step, process, timeout=120):
+    """Waits until `model_dir` holds a checkpoint of at least `step` (the job
+    still running), polling as a user watching the directory would."""
+    deadline = time.time() + timeout
+    while time.time() < deadline and process.poll() is None:
+        latest = checkpoints.latest_checkpoint(model_dir)
+        if latest and checkpoints.global_step_of(latest) >= step:
+            return
+        time.sleep(0.05)
+    assert process.poll() is None, "the job ended before the kill"
+    raise AssertionError(f"no checkpoint of step {step} within {timeout} s")
 
 
 TRAINER = textwrap.dedent(

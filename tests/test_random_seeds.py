@@ -10,6 +10,7 @@ import tensorflow as tf
 from helpers import fixture_generator
 
 import tfestimator_compat as est
+from tfestimator_compat.engine import random_seeds
 
 # Initial values the original (tensorflow-estimator 2.15) gave the model_fn
 # below with tf_random_seed=42, and without a seed for the two variables with
@@ -334,7 +335,11 @@ def test_initial_weights_are_the_originals_for_every_input(tmp_path, case, style
         np.testing.assert_allclose(weights[name], values, rtol=1e-6, err_msg=name)
 
 
-def test_keras_initializers_left_to_python_random_are_named_in_a_warning(tmp_path, caplog):
+def test_keras_initializers_left_to_python_random_are_named_in_a_warning(
+    tmp_path, caplog, monkeypatch
+):
+    # Said once per process: as if no earlier test had made it say so.
+    monkeypatch.setattr(random_seeds, "_warned_of_python_random", False)
     generator = ORIGINAL_INITIAL_WEIGHTS
     with caplog.at_level("WARNING", logger="tensorflow"):
         generator.initial_weights(est, "get_variable", "dataset", False, str(tmp_path / "a"))
@@ -342,6 +347,9 @@ def test_keras_initializers_left_to_python_random_are_named_in_a_warning(tmp_pat
         generator.initial_weights(est, "keras_dense", "dataset", False, str(tmp_path / "b"))
     (message,) = [r.getMessage() for r in caplog.records if "Python's random" in r.getMessage()]
     assert "migration_guide/concepts.md" in message
+    generator.initial_weights(est, "keras_dense", "dataset", False, str(tmp_path / "c"))
+    said = [r for r in caplog.records if "Python's random" in r.getMessage()]
+    assert len(said) == 1, "once per process"
 
 
 def _fixture_path(folder, name):

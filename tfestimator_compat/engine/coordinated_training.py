@@ -81,6 +81,8 @@ class PerWorkerInput:
 
     # What `Estimator._traced` reads of an input.
     endless = False
+    # Hooks run no input ops here: each worker's input lives in its own process.
+    session = None
 
     @property
     def unpack(self):

@@ -31,15 +31,14 @@ from tensorflow.python.framework import random_seed
 
 _logging = tf.compat.v1.logging
 _PYTHON_RANDOM_DRAWN = (
-    "tf_random_seed: the initial values of Keras layers (tf.keras.layers.*, and "
-    "tf.compat.v1.layers.* without a kernel_initializer) repeat from run to run here, "
-    "but differ from the original's: its Keras 2 initializers took their seeds from "
-    "Python's random module, not from tf_random_seed (they repeated only where the "
-    "program seeded it, and never after a numpy_input_fn or pandas_input_fn, which "
-    "reseeded it from the system). Pass initializers with a seed, or "
-    "tf.compat.v1.glorot_uniform_initializer(), to start both from the same values; "
-    "see migration_guide/concepts.md (tf_random_seed)."
+    "tf_random_seed: Keras layers here start from the same values on every run, "
+    "but not from the original's, whose Keras 2 initializers drew their seeds from "
+    "Python's random module instead (so they changed from run to run unless the "
+    "program seeded it). To start both from the same values, pass initializers "
+    "with a seed; see migration_guide/concepts.md (tf_random_seed)."
 )
+# Said once per process: the difference is the same for every Estimator.
+_warned_of_python_random = False
 # Where Keras keeps its global SeedGenerator (a named constant only in newer Keras 3 releases).
 KERAS_SEED_GENERATOR = getattr(seed_generator, "GLOBAL_SEED_GENERATOR", "global_seed_generator")
 
@@ -54,7 +53,6 @@ class GraphSeeds:
 
     def __init__(self, seed=None):
         self.seed = seed
-        self._warned = False
 
     @contextlib.contextmanager
     def tracing(self, first_op_seed=0):
@@ -84,9 +82,8 @@ class GraphSeeds:
             drawn = random.getstate() != seeded
             random.setstate(state)
             global_state.set_global_attribute(KERAS_SEED_GENERATOR, keras_generator)
-            if not self._warned and drawn:
-                self._warned = True
-                _logging.warning(_PYTHON_RANDOM_DRAWN)
+            if drawn:
+                _warn_of_python_random()
 
     @staticmethod
     def next_op_seed() -> int:
@@ -254,3 +251,10 @@ def without_graph_optimizations():
         yield
     finally:
         ctx._thread_local_data.function_call_options = held
+
+
+def _warn_of_python_random():
+    global _warned_of_python_random
+    if not _warned_of_python_random:
+        _warned_of_python_random = True
+        _logging.warning(_PYTHON_RANDOM_DRAWN)
