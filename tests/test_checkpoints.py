@@ -83,10 +83,18 @@ def test_shape_mismatch_names_the_variable_and_both_shapes(model_dir):
         return est.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
     estimator = est.Estimator(wider_model_fn, model_dir=model_dir)
+    # The original's Saver raised InvalidArgumentError starting with this sentence (its
+    # test_wrong_shape_throws_reasonable_error matches it); ours then says which variable.
     with pytest.raises(
-        ValueError, match=r"dense/kernel: shape \[3, 8\] in the checkpoint, \[3, 16\]"
-    ):
+        tf.errors.InvalidArgumentError,
+        match=r"dense/kernel: shape \[3, 8\] in the checkpoint, \[3, 16\]",
+    ) as raised:
         estimator.train(dataset_input_fn(repeat=True), steps=1)
+    assert isinstance(raised.value, ValueError)
+    assert raised.value.message.startswith(
+        "Restoring from checkpoint failed. This is most likely due to a mismatch between "
+        "the current graph and the graph from the checkpoint."
+    )
     after = {f: os.path.getmtime(os.path.join(model_dir, f)) for f in os.listdir(model_dir)}
     assert after == before, "a failed train() must not touch model_dir"
 

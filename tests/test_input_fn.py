@@ -58,6 +58,36 @@ def test_tuple_of_tensors_is_fed_every_step(model_dir):
     assert result["global_step"] == 3
 
 
+def test_an_input_fn_of_pure_tensor_ops_is_called_once_per_call(model_dir):
+    # The original called each input_fn once per train/evaluate/predict, in its graph;
+    # a side effect (here a count) shows how often. Pure ops need no second, graph call.
+    x, y = linear_data(8)
+    calls = []
+
+    def input_fn(mode):
+        calls.append(mode)
+        features = {"x": tf.cast(tf.constant(x) * 2.0, tf.float32)}
+        return features, tf.constant(y)
+
+    estimator = est.Estimator(classifier_model_fn, model_dir=model_dir, params={})
+    estimator.train(input_fn, steps=2)
+    estimator.evaluate(input_fn, steps=1)
+    next(estimator.predict(input_fn))
+    assert calls == [est.ModeKeys.TRAIN, est.ModeKeys.EVAL, est.ModeKeys.PREDICT]
+
+
+def test_an_input_fn_of_random_tensors_still_draws_new_values_every_step(model_dir):
+    # A stateful op took a new value at every session.run of the original: such an
+    # input_fn is still read by a graph run per batch (it is called a second time).
+    def model_fn(features, labels, mode):
+        return est.EstimatorSpec(mode, predictions={"x": features["x"]})
+
+    estimator = est.Estimator(model_fn, model_dir=model_dir)
+    predictions = estimator.predict(lambda: {"x": tf.random.uniform([1, 1])})
+    first, second = next(predictions)["x"], next(predictions)["x"]
+    assert first != second
+
+
 def test_features_only_dataset_for_predict(model_dir):
     x, y = linear_data(12)
     estimator = est.Estimator(classifier_model_fn, model_dir=model_dir, params={})

@@ -236,7 +236,12 @@ def check_restorable(checkpoint_path, variables, advice=None):
         raise CheckpointMismatchError(
             None,
             None,
-            f"Checkpoint {checkpoint_path} does not match the model:\n  " + "\n  ".join(problems),
+            "Restoring from checkpoint failed. This is most likely due to a mismatch between "
+            "the current graph and the graph from the checkpoint. "
+            f"Checkpoint {checkpoint_path} does not match the model:\n  "
+            + "\n  ".join(problems)
+            + "\nMake the model_fn create these variables as the checkpoint has them, or "
+            "start from a new model_dir (warm_start_from loads the variables that match).",
         )
 
 

@@ -95,7 +95,10 @@ def parse_tf_config(tf_config: Dict[str, Any], strategy_managed: bool = False) -
     """
     service = tf_config.get("service")
     if service is not None and not isinstance(service, dict):
-        raise TypeError(f'"service" in TF_CONFIG must be a dict, got {type(service).__name__}.')
+        raise TypeError(
+            f'If "service" is set in TF_CONFIG, it must be a dict. Given {type(service)}: '
+            'write it as a JSON object, e.g. "service": {"name": ...}.'
+        )
     cluster = tf.train.ClusterSpec(tf_config.get("cluster", {}))
     task = tf_config.get("task", {})
     if not cluster:
@@ -113,13 +116,13 @@ def _local(tf_config, task, service):
     task_id = _task_index(task.get("index", 0))
     if task_type != WORKER:
         raise ValueError(
-            f'TF_CONFIG has no "cluster", so the task type must be "worker", got '
-            f"{task_type!r}. Add a cluster or drop the task."
+            'If "cluster" is not set in TF_CONFIG, task type must be WORKER. '
+            f'Got {task_type!r}: add a "cluster", or drop the task.'
         )
     if task_id != 0:
         raise ValueError(
-            f'TF_CONFIG has no "cluster", so the task index must be 0, got {task_id}. '
-            "Add a cluster or drop the task."
+            'If "cluster" is not set in TF_CONFIG, task index must be 0. '
+            f'Got {task_id}: add a "cluster", or drop the task.'
         )
     return ClusterConfig(
         cluster_spec=tf.train.ClusterSpec({}),
@@ -148,14 +151,14 @@ def _legacy_master(cluster, task, tf_config, service):
     """A TF1-era cluster whose chief is called `master`."""
     if CHIEF in cluster.jobs:
         raise ValueError(
-            'TF_CONFIG\'s "cluster" has both a "master" and a "chief" job, so the chief is '
-            'ambiguous. Keep one of them (prefer "chief").'
+            "If `master` node exists in `cluster`, job `chief` is not supported. Both would be "
+            'the chief: keep one of them (prefer "chief").'
         )
     _check_chief(cluster, MASTER)
     task_type, task_id = _task(cluster, task)
     if task_type == EVALUATOR:
         raise ValueError(
-            'An "evaluator" task cannot join a cluster with a legacy "master" job. '
+            "If `master` node exists in `cluster`, task_type `evaluator` is not supported. "
             'Rename the "master" job to "chief".'
         )
     return _between_graph_task(cluster, task_type, task_id, MASTER, tf_config, service)
@@ -225,14 +228,14 @@ def _check_chief(cluster, chief_job, required=True):
     """At most one chief task, and exactly one where the cluster needs it."""
     if required and chief_job not in cluster.jobs:
         raise ValueError(
-            f'TF_CONFIG\'s "cluster" needs exactly one "{chief_job}" task, and has none. '
+            f'If "cluster" is set in TF_CONFIG, it must have one "{chief_job}" node. '
             f'Add a "{chief_job}" job with one address (or pass a train_distribute strategy, '
             "which uses worker 0 as the chief)."
         )
     if _count(cluster, chief_job) > 1:
         raise ValueError(
-            f'TF_CONFIG\'s "cluster" lists {_count(cluster, chief_job)} "{chief_job}" tasks; '
-            "there can be only one. Make the others workers."
+            f'The "cluster" in TF_CONFIG must have only one "{chief_job}" node. '
+            f"It lists {_count(cluster, chief_job)}: make the others workers."
         )
 
 
@@ -241,28 +244,33 @@ def _task(cluster, task):
     task_type = task.get("type")
     if not task_type:
         raise ValueError(
-            'TF_CONFIG sets a "cluster" but no task type. Set "task": {"type": ..., '
-            '"index": ...} to say which of the cluster\'s tasks this process is.'
+            'If "cluster" is set in TF_CONFIG, task type must be set. Set "task": '
+            '{"type": ..., "index": ...} to say which of the cluster\'s tasks this process is.'
         )
     if task.get("index") is None:
         raise ValueError(
-            f'TF_CONFIG sets a "cluster" but no task index for the {task_type!r} task. '
-            'Set "task": {"type": ..., "index": ...}.'
+            'If "cluster" is set in TF_CONFIG, task index must be set. '
+            f'Add "index" to the {task_type!r} task: "task": {{"type": ..., "index": ...}}.'
         )
     task_id = _task_index(task["index"])
     if task_id < 0:
-        raise ValueError(f"The task index in TF_CONFIG must be >= 0, got {task_id}.")
+        raise ValueError(
+            f"Task index must be non-negative number. TF_CONFIG's task index is {task_id}; "
+            "tasks are indexed from 0."
+        )
     if task_type == EVALUATOR:
         return task_type, task_id
     if task_type not in cluster.jobs:
         raise ValueError(
-            f"Task type {task_type!r} from TF_CONFIG is not a job of its cluster "
-            f"({sorted(cluster.jobs)}). Use one of those, or 'evaluator'."
+            f"{task_type} is not a valid task_type in the cluster_spec:\n{cluster!r}\n\n"
+            f"TF_CONFIG's task type must be one of its jobs ({sorted(cluster.jobs)}), "
+            "or 'evaluator'."
         )
     if task_id >= _count(cluster, task_type):
         raise ValueError(
-            f"Task index {task_id} from TF_CONFIG is out of range: the cluster has "
-            f"{_count(cluster, task_type)} {task_type!r} task(s), indexed from 0."
+            f"{task_id} is not a valid task_id for task_type {task_type} in the cluster_spec:"
+            f"\n{cluster!r}\n\nTF_CONFIG's task index must be below the number of "
+            f"{task_type!r} tasks ({_count(cluster, task_type)}), counting from 0."
         )
     return task_type, task_id
 

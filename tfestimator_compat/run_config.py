@@ -12,7 +12,10 @@ from tfestimator_compat import parameter_servers
 
 _USE_DEFAULT = object()
 _DEFAULT_CHECKPOINT_SECS = 600
-_SAVE_CHECKPOINT_ERROR = "save_checkpoints_steps and save_checkpoints_secs cannot be both set."
+_SAVE_CHECKPOINT_ERROR = (
+    "`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set. Set one of "
+    "them, or both to None to save no checkpoints periodically."
+)
 _PROTOCOLS = (None, "grpc", "grpc+verbs")
 _REPLACEABLE = (
     "model_dir",

@@ -30,6 +30,8 @@ import contextlib
 
 import tensorflow as tf
 from tensorflow.python.data.ops import dataset_ops
+from tensorflow.python.framework import op_callbacks
+from tensorflow.python.framework import op_def_registry
 from tensorflow.python.framework import random_seed
 
 from tfestimator_compat import fn_args
@@ -159,8 +161,10 @@ def call_input_fn(input_fn, mode, params, config, context=None):
     `input_context` gets (a single-replica one when None).
 
     The input_fn is first called eagerly. A Dataset, or tensors computed
-    eagerly, are read by tf.data. An input_fn that reads a TF1 iterator is
-    called again in a graph: what it computes after `get_next()` becomes a
+    eagerly by pure ops, are read by tf.data: the input_fn was called once,
+    as in the original. Tensors from ops that hold state are computed again
+    in a graph. An input_fn that reads a TF1 iterator is called again in a
+    graph: what it computes after `get_next()` becomes a
     `map` over the iterator's dataset when that is all it does, else (queues,
     readers, tables initialized in the graph) the graph is run by a Session
     (`tf1_input_graph`), as the original did.
@@ -180,9 +184,14 @@ def call_input_fn(input_fn, mode, params, config, context=None):
     op_seeds = []
 
     def call():
-        with random_seeds.input_fn_seeds(seed) as taken, random_ops.restarting_eager_random_ops():
+        with (
+            random_seeds.input_fn_seeds(seed) as taken,
+            random_ops.restarting_eager_random_ops(),
+            _stateful_ops_run() as stateful,
+        ):
             result = input_fn(**kwargs)
         op_seeds.append(taken.count)
+        call.ran_stateful_ops = bool(stateful)
         return result
 
     inputs = _read(call)
@@ -219,8 +228,10 @@ def _eager_result(result, call):
     if isinstance(result, tf.data.Dataset):
         return InputFnResult(result, NestedStructure(_has_labels(result.element_spec)))
     features, labels = features_and_labels(result)
-    # NumPy and Python values are fixed; tensors may come from ops that hold state.
-    graph_input = _graph_holding_state(call) if leaves((features, labels)) else None
+    # NumPy and Python values, and tensors of pure ops, are fixed: the input_fn is
+    # called again (in a graph) only when an op it ran may hold state.
+    stateful = leaves((features, labels)) and call.ran_stateful_ops
+    graph_input = _graph_holding_state(call) if stateful else None
     if graph_input is not None:
         return InputFnResult(graph_input.dataset(), graph_input.structure, graph_input)
     structure, tensors = FlatStructure.split(features, labels)
@@ -243,6 +254,30 @@ def _graph_holding_state(call):
     except Exception:  # noqa: BLE001 - written for eager execution only: read as it ran
         return None
     return graph_input if graph_input.holds_state() else None
+
+
+@contextlib.contextmanager
+def _stateful_ops_run():
+    """Yields a list that gets the type of each stateful op run eagerly inside.
+
+    A function call's op has no registered definition: it counts as stateful.
+    """
+    ran = []
+
+    def callback(op_type, inputs, attrs, outputs, op_name=None, graph=None):
+        if graph is None and _is_stateful(op_type):
+            ran.append(op_type)
+
+    op_callbacks.add_op_callback(callback)
+    try:
+        yield ran
+    finally:
+        op_callbacks.remove_op_callback(callback)
+
+
+def _is_stateful(op_type):
+    op_def = op_def_registry.get(op_type)
+    return op_def is None or op_def.is_stateful
 
 
 def _through_session(call):
