@@ -6,6 +6,7 @@ import os
 import numpy as np
 import pytest
 import tensorflow as tf
+from tensorflow.core.protobuf import saved_model_pb2
 
 import tfestimator_compat as est
 from tfestimator_compat import export
@@ -65,6 +66,19 @@ def test_asset_filepaths_are_copied_to_assets(trained, tmp_path):
     export_dir = trained.export_saved_model(str(tmp_path / "serve"), serving).decode()
     copied = os.path.join(export_dir, "assets", "export_vocab.txt")
     assert open(copied).read() == "alpha\nbeta\n"
+
+
+def test_asset_filepaths_are_listed_in_the_saved_model(trained, tmp_path):
+    """The original's builder listed them in the MetaGraph's asset_file_def (TF Serving
+    and the TF1 loader find them there), and the loaded model reaches the copy."""
+    export_dir = trained.export_saved_model(str(tmp_path / "serve"), serving).decode()
+    saved = saved_model_pb2.SavedModel()
+    with open(os.path.join(export_dir, "saved_model.pb"), "rb") as f:
+        saved.ParseFromString(f.read())
+    listed = [asset.filename for asset in saved.meta_graphs[0].asset_file_def]
+    assert listed == ["export_vocab.txt"]
+    paths = [asset.asset_path.numpy().decode() for asset in tf.saved_model.load(export_dir).assets]
+    assert paths == [os.path.join(export_dir, "assets", "export_vocab.txt")]
 
 
 def test_a_warm_started_model_without_a_checkpoint_exports_the_warm_start_weights(

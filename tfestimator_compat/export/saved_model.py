@@ -85,7 +85,7 @@ def export(
     module = tf.Module()
     module.variables_by_name = {}
     module.local_variables = []
-    asset_files = []
+    module.assets = []
     module.resources = []
     signatures, model_signature_defs, tags_of = {}, {}, {}
     for mode, receiver_fn in receiver_fns.items():
@@ -95,7 +95,9 @@ def export(
         # mode, say) are read by the signatures too; the original's loader
         # initialized them. Tracked here, they are saved at their initial values.
         module.local_variables.extend(_local_variables(graph))
-        asset_files.extend(_asset_files(graph))
+        # Tracked, each is copied into `assets/` and listed in the MetaGraph's
+        # asset_file_def, as the original's builder listed ASSET_FILEPATHS.
+        module.assets.extend(tf.saved_model.Asset(path) for path in _asset_files(graph))
         module.resources.extend(graph.resources)
         # TF builds SignatureDefs from graph tensors, with TF1 helpers.
         with graph.graph.as_default(), logs.internal_tf_calls():
@@ -117,7 +119,6 @@ def export(
         with logs.internal_tf_calls():
             tf.saved_model.save(module, temp_dir, signatures=signatures)
         _finish_meta_graphs(temp_dir, model_signature_defs, tags_of, as_text)
-        _copy_assets(temp_dir, asset_files)
         _copy_assets_extra(temp_dir, assets_extra)
         temp_dirs.release(temp_dir)
         tf.io.gfile.rename(temp_dir, export_dir)
@@ -156,14 +157,6 @@ def _asset_files(graph):
             )
         paths.append(os.fsdecode(path.item() if hasattr(path, "item") else path))
     return paths
-
-
-def _copy_assets(export_dir, paths):
-    """Copies each asset file into `assets/`, as the original's SavedModel builder did."""
-    for path in paths:
-        target = os.path.join(export_dir, "assets", os.path.basename(path))
-        tf.io.gfile.makedirs(os.path.dirname(target))
-        tf.io.gfile.copy(path, target, overwrite=True)
 
 
 def _signature_defs(mode, graph, receiver):
