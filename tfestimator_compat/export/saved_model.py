@@ -98,7 +98,7 @@ def export(
         # Tracked, each is copied into `assets/` and listed in the MetaGraph's
         # asset_file_def, as the original's builder listed ASSET_FILEPATHS.
         module.assets.extend(tf.saved_model.Asset(path) for path in _asset_files(graph))
-        module.resources.extend(graph.resources)
+        module.resources.extend(_servable_resources(graph))
         # TF builds SignatureDefs from graph tensors, with TF1 helpers.
         with graph.graph.as_default(), logs.internal_tf_calls():
             signature_defs = _signature_defs(mode, graph, receiver)
@@ -133,6 +133,28 @@ def _warm_start_checkpoint(estimator):
     """With no checkpoint of its own, the original exported its warm-start checkpoint."""
     settings = estimator._warm_start_settings
     return None if settings is None else warm_starting.checkpoint_of(settings)
+
+
+_SAVEABLE_TABLES = (tf.lookup.experimental.MutableHashTable, tf.lookup.experimental.DenseHashTable)
+
+
+def _servable_resources(graph):
+    """The graph's resources (lookup tables), refusing the ones the checkpoint held.
+
+    A mutable table made in the model_fn lives for one traced call here and is
+    neither checkpointed nor restored; exported, it would serve its empty
+    state where the original served the trained contents.
+    """
+    resources = graph.resources
+    for resource in resources:
+        if isinstance(resource, _SAVEABLE_TABLES):
+            raise ValueError(
+                f"The model_fn makes the mutable lookup table {resource.name!r}, whose "
+                "contents the original saved with the checkpoint and exported; here it "
+                "is not checkpointed, so the export would serve an empty table. See "
+                "migration_guide/export.md#mutable-lookup-tables."
+            )
+    return resources
 
 
 def _local_variables(graph):
