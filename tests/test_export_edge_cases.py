@@ -6,6 +6,7 @@ import os
 import numpy as np
 import pytest
 import tensorflow as tf
+from tensorflow.core.protobuf import saved_model_pb2
 
 import tfestimator_compat as est
 from tfestimator_compat import export
@@ -65,6 +66,19 @@ def test_asset_filepaths_are_copied_to_assets(trained, tmp_path):
     export_dir = trained.export_saved_model(str(tmp_path / "serve"), serving).decode()
     copied = os.path.join(export_dir, "assets", "export_vocab.txt")
     assert open(copied).read() == "alpha\nbeta\n"
+
+
+def test_asset_filepaths_are_listed_in_the_saved_model(trained, tmp_path):
+    """The original's builder listed them in the MetaGraph's asset_file_def (TF Serving
+    and the TF1 loader find them there), and the loaded model reaches the copy."""
+    export_dir = trained.export_saved_model(str(tmp_path / "serve"), serving).decode()
+    saved = saved_model_pb2.SavedModel()
+    with open(os.path.join(export_dir, "saved_model.pb"), "rb") as f:
+        saved.ParseFromString(f.read())
+    listed = [asset.filename for asset in saved.meta_graphs[0].asset_file_def]
+    assert listed == ["export_vocab.txt"]
+    paths = [asset.asset_path.numpy().decode() for asset in tf.saved_model.load(export_dir).assets]
+    assert paths == [os.path.join(export_dir, "assets", "export_vocab.txt")]
 
 
 def test_a_warm_started_model_without_a_checkpoint_exports_the_warm_start_weights(
@@ -156,3 +170,26 @@ def test_signature_tensors_keep_the_models_names(tmp_path):
         logits = session.run("my_logits:0", {"x_in:0": X[:2]})
     np.testing.assert_allclose(logits, expected, rtol=1e-6)
     np.testing.assert_allclose(serve(export_dir, X[:2]), expected, rtol=1e-6)
+
+
+def test_a_mutable_table_made_in_the_model_fn_is_refused_by_name(tmp_path):
+    """The original checkpointed and exported its contents; here it is not checkpointed,
+    so the export fails naming the table and the guide (it crashed in TF's saver before)."""
+
+    def model_fn(features, labels, mode):
+        table = tf.lookup.experimental.MutableHashTable(
+            tf.string, tf.float32, default_value=-1.0, name="scores"
+        )
+        step = tf.compat.v1.assign_add(tf.compat.v1.train.get_global_step(), 1)
+        with tf.control_dependencies([step]):
+            train_op = table.insert(tf.constant(["k1"]), tf.constant([30.0]))
+        prediction = table.lookup(tf.constant(["k1"])) + tf.reduce_sum(features["x"]) * 0
+        return est.EstimatorSpec(
+            mode, predictions=prediction, loss=tf.constant(1.0), train_op=train_op
+        )
+
+    estimator = est.Estimator(model_fn, str(tmp_path / "model"))
+    estimator.train(input_fn, steps=1)
+    with pytest.raises(ValueError, match="'scores'.*migration_guide/export.md#mutable-lookup"):
+        estimator.export_saved_model(str(tmp_path / "serve"), serving)
+    assert not os.path.exists(tmp_path / "serve") or not os.listdir(tmp_path / "serve")

@@ -85,7 +85,7 @@ def export(
     module = tf.Module()
     module.variables_by_name = {}
     module.local_variables = []
-    asset_files = []
+    module.assets = []
     module.resources = []
     signatures, model_signature_defs, tags_of = {}, {}, {}
     for mode, receiver_fn in receiver_fns.items():
@@ -95,8 +95,10 @@ def export(
         # mode, say) are read by the signatures too; the original's loader
         # initialized them. Tracked here, they are saved at their initial values.
         module.local_variables.extend(_local_variables(graph))
-        asset_files.extend(_asset_files(graph))
-        module.resources.extend(graph.resources)
+        # Tracked, each is copied into `assets/` and listed in the MetaGraph's
+        # asset_file_def, as the original's builder listed ASSET_FILEPATHS.
+        module.assets.extend(tf.saved_model.Asset(path) for path in _asset_files(graph))
+        module.resources.extend(_servable_resources(graph))
         # TF builds SignatureDefs from graph tensors, with TF1 helpers.
         with graph.graph.as_default(), logs.internal_tf_calls():
             signature_defs = _signature_defs(mode, graph, receiver)
@@ -117,7 +119,6 @@ def export(
         with logs.internal_tf_calls():
             tf.saved_model.save(module, temp_dir, signatures=signatures)
         _finish_meta_graphs(temp_dir, model_signature_defs, tags_of, as_text)
-        _copy_assets(temp_dir, asset_files)
         _copy_assets_extra(temp_dir, assets_extra)
         temp_dirs.release(temp_dir)
         tf.io.gfile.rename(temp_dir, export_dir)
@@ -132,6 +133,28 @@ def _warm_start_checkpoint(estimator):
     """With no checkpoint of its own, the original exported its warm-start checkpoint."""
     settings = estimator._warm_start_settings
     return None if settings is None else warm_starting.checkpoint_of(settings)
+
+
+_SAVEABLE_TABLES = (tf.lookup.experimental.MutableHashTable, tf.lookup.experimental.DenseHashTable)
+
+
+def _servable_resources(graph):
+    """The graph's resources (lookup tables), refusing the ones the checkpoint held.
+
+    A mutable table made in the model_fn lives for one traced call here and is
+    neither checkpointed nor restored; exported, it would serve its empty
+    state where the original served the trained contents.
+    """
+    resources = graph.resources
+    for resource in resources:
+        if isinstance(resource, _SAVEABLE_TABLES):
+            raise ValueError(
+                f"The model_fn makes the mutable lookup table {resource.name!r}, whose "
+                "contents the original saved with the checkpoint and exported; here it "
+                "is not checkpointed, so the export would serve an empty table. See "
+                "migration_guide/export.md#mutable-lookup-tables."
+            )
+    return resources
 
 
 def _local_variables(graph):
@@ -156,14 +179,6 @@ def _asset_files(graph):
             )
         paths.append(os.fsdecode(path.item() if hasattr(path, "item") else path))
     return paths
-
-
-def _copy_assets(export_dir, paths):
-    """Copies each asset file into `assets/`, as the original's SavedModel builder did."""
-    for path in paths:
-        target = os.path.join(export_dir, "assets", os.path.basename(path))
-        tf.io.gfile.makedirs(os.path.dirname(target))
-        tf.io.gfile.copy(path, target, overwrite=True)
 
 
 def _signature_defs(mode, graph, receiver):
