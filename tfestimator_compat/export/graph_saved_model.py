@@ -14,8 +14,6 @@ The first mode's variables are the ones saved. PREDICT-only exports keep the
 TF2 path (`saved_model`).
 """
 
-import os
-
 import tensorflow as tf
 from tensorflow.python.saved_model.model_utils import export_utils
 
@@ -68,10 +66,7 @@ def export(
     )
     if not checkpoint_path:
         raise ValueError(f"Couldn't find trained model at {estimator.model_dir}.")
-    tf.io.gfile.makedirs(os.fsdecode(export_dir_base))
-    temp_dirs.remove_abandoned(export_dir_base)
-    export_dir, temp_dir = temp_dirs.claim(export_dir_base)
-    try:
+    with temp_dirs.export_folder(export_dir_base) as (export_dir, temp_dir):
         # The builder insists on an empty folder: the owner record waits outside.
         temp_dirs.release(temp_dir)
         builder = tf.compat.v1.saved_model.Builder(temp_dir)
@@ -92,12 +87,6 @@ def export(
         with logs.internal_tf_calls():
             builder.save(as_text)
         saved_model._copy_assets_extra(temp_dir, assets_extra)
-        temp_dirs.release(temp_dir)
-        tf.io.gfile.rename(temp_dir, export_dir)
-    except BaseException:
-        if tf.io.gfile.exists(temp_dir):
-            tf.io.gfile.rmtree(temp_dir)
-        raise
     return export_dir
 
 

@@ -112,20 +112,11 @@ def export(
             "and the receiver (see the log for the signatures that were excluded)."
         )
 
-    tf.io.gfile.makedirs(os.fsdecode(export_dir_base))
-    temp_dirs.remove_abandoned(export_dir_base)
-    export_dir, temp_dir = temp_dirs.claim(export_dir_base)
-    try:
+    with temp_dirs.export_folder(export_dir_base) as (export_dir, temp_dir):
         with logs.internal_tf_calls():
             tf.saved_model.save(module, temp_dir, signatures=signatures)
         _finish_meta_graphs(temp_dir, model_signature_defs, tags_of, as_text)
         _copy_assets_extra(temp_dir, assets_extra)
-        temp_dirs.release(temp_dir)
-        tf.io.gfile.rename(temp_dir, export_dir)
-    except BaseException:
-        if tf.io.gfile.exists(temp_dir):
-            tf.io.gfile.rmtree(temp_dir)
-        raise
     return export_dir
 
 

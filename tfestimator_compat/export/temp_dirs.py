@@ -13,6 +13,7 @@ Removing an old export goes the same way backwards: it is renamed to a
 leaves a `<ts>` folder that looks finished but cannot be loaded.
 """
 
+import contextlib
 import os
 import socket
 import time
@@ -22,6 +23,26 @@ from tensorflow.python.saved_model.model_utils import export_utils
 
 _OWNER_FILE = "tfestimator_compat.owner"
 _FOREIGN_AGE_SECS = 24 * 3600
+
+
+@contextlib.contextmanager
+def export_folder(export_dir_base):
+    """Yields `(export_dir, temp_dir)`: the export is written into `temp_dir`,
+    which becomes `export_dir` when the block ends, and is removed if it raises.
+
+    The temp folders of killed exports under `export_dir_base` go first.
+    """
+    tf.io.gfile.makedirs(os.fsdecode(export_dir_base))
+    remove_abandoned(export_dir_base)
+    export_dir, temp_dir = claim(export_dir_base)
+    try:
+        yield export_dir, temp_dir
+        release(temp_dir)
+        tf.io.gfile.rename(temp_dir, export_dir)
+    except BaseException:
+        if tf.io.gfile.exists(temp_dir):
+            tf.io.gfile.rmtree(temp_dir)
+        raise
 
 
 def claim(export_dir_base):
