@@ -40,9 +40,11 @@ def _concat(array):
     known; the last call of a prediction, past the end of the input, has one.
     """
     shape = array.element_shape
-    if shape.rank is None or shape[1:].is_fully_defined():
+    if shape.rank is not None and shape[1:].is_fully_defined():
         return array.concat()
-    empty = tf.zeros([0] + [d or 0 for d in shape[1:].as_list()], array.dtype)
+    # Of unknown rank (a lookup in a table made outside the graph), any empty stands in.
+    rows = [] if shape.rank is None else [d or 0 for d in shape[1:].as_list()]
+    empty = tf.zeros([0] + rows, array.dtype)
     return tf.cond(array.size() > 0, array.concat, lambda: empty)
 
 

@@ -22,6 +22,7 @@ from tensorflow.python.eager import context
 from tensorflow.python.ops import lookup_ops
 
 from tfestimator_compat import parameter_servers
+from tfestimator_compat.engine import stored_tables
 from tfestimator_compat.engine import variable_initializers
 from tfestimator_compat.engine.initial_values import DeferredInitialValues
 from tfestimator_compat.engine.random_seeds import GraphSeeds
@@ -73,6 +74,12 @@ class VariableStore:
         the `model_fn` in a new graph each time.
         """
         created_here = set()
+        tables_here = set()
+
+        def unique_table(name):
+            name = _unique(name, tables_here)
+            tables_here.add(name)
+            return name
 
         def creator(next_creator, **kwargs):
             if _remaking.active:
@@ -95,7 +102,7 @@ class VariableStore:
         global_state.set_global_attribute("object_name_uids", collections.defaultdict(int))
         token = _CURRENT.set(self)
         try:
-            with tf.variable_creator_scope(creator):
+            with tf.variable_creator_scope(creator), stored_tables.kept_in(self, unique_table):
                 yield
         except BaseException:
             self._initialize_deferred(failing=True)
@@ -126,22 +133,23 @@ class VariableStore:
                 if key in self._local_initial_values:
                     self._local_initial_values[key] = np.array(self._variables[key].numpy())
 
-    def table(self, name, make):
+    def table(self, name, make, checkpoint=True):
         """The store's lookup table `name`, made by `make()` the first time.
 
         A TF1 table made in a `model_fn` lived as long as its Session, and one
         made with `checkpoint=True` was saved with the variables (as
         `<name>-keys` and `<name>-values`). Made in a trace, it would live for
         one step function call; this one is made eagerly, kept with the
-        variables (so every later trace gets it back), and listed in the
-        current graph under `TABLES`, so the graph's checkpoints include it.
+        variables (so every later trace gets it back), and, with `checkpoint`,
+        listed in the current graph under `TABLES`, so the graph's checkpoints
+        include it.
         """
         if name not in self._tables:
             with tf.init_scope():
                 self._tables[name] = make()
         table = self._tables[name]
         graph = tf.compat.v1.get_default_graph()
-        if name not in graph.get_collection(TABLES):
+        if checkpoint and name not in graph.get_collection(TABLES):
             graph.add_to_collection(TABLES, name)
         return table
 
