@@ -15,7 +15,6 @@ TF2 path (`saved_model`).
 """
 
 import tensorflow as tf
-from tensorflow.python.saved_model.model_utils import export_utils
 
 from tfestimator_compat import keras_flavours
 from tfestimator_compat import logs
@@ -103,7 +102,7 @@ def _add_meta_graph(
         receiver = inputs.receiver
         _make_keras_metrics_local(graph, spec.eval_metric_ops)
         metrics = _metric_pairs(graph, spec.eval_metric_ops) if mode == ModeKeys.EVAL else None
-        outputs = export_utils.export_outputs_for_mode(
+        outputs = saved_model.export_outputs_for_mode(
             mode,
             serving_export_outputs=spec.export_outputs,
             predictions=spec.predictions,

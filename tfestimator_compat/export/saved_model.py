@@ -183,10 +183,16 @@ def _signature_defs(mode, graph, receiver):
             serving_only=True,
         )
     metrics = dict(graph.metric_values) if mode == ModeKeys.EVAL else None
-    outputs = export_utils.export_outputs_for_mode(
+    outputs = export_outputs_for_mode(
         mode, predictions=spec.predictions, loss=spec.loss, metrics=_as_pairs(graph, metrics)
     )
     return _build_signature_defs(receiver.receiver_tensors, outputs, serving_only=False)
+
+
+def export_outputs_for_mode(mode, **outputs):
+    """A mode's export outputs as the original built them (`predictions`, `loss`,
+    `metrics`, `serving_export_outputs`): a `PredictOutput`, `TrainOutput` or `EvalOutput`."""
+    return export_utils.export_outputs_for_mode(mode, **outputs)
 
 
 def _build_signature_defs(receiver_tensors, export_outputs, alternatives=None, serving_only=True):
