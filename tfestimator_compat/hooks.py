@@ -12,6 +12,7 @@ import tensorflow as tf
 
 from tfestimator_compat import checkpoints
 from tfestimator_compat import keras_flavours
+from tfestimator_compat.engine.input_structure import map_leaves
 from tfestimator_compat.engine.tensor_semantics import tf1_tensor_semantics
 
 _train = tf.compat.v1.train
@@ -88,7 +89,7 @@ class GraphSession:
         """
         if not self._batch_tensors:
             return fetches
-        return _substituted(fetches, self._batch_tensors)
+        return map_leaves(lambda fetch: self._batch_tensors.get(id(fetch), fetch), fetches)
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs `fetches`, fed `feed_dict` ({tensor or name: value}) as a Session fed them.
@@ -140,17 +141,6 @@ def _batch_tensors(model_fn_graph, input_session):
         if len(part) == len(model_part):
             tensors.update((id(tensor), feed) for tensor, feed in zip(part, model_part))
     return tensors
-
-
-def _substituted(fetches, tensors):
-    """`fetches` (any structure a Session took) with each of `tensors`' keys replaced."""
-    if isinstance(fetches, dict):
-        return {key: _substituted(value, tensors) for key, value in fetches.items()}
-    if isinstance(fetches, tuple) and hasattr(fetches, "_fields"):
-        return type(fetches)(*(_substituted(value, tensors) for value in fetches))
-    if isinstance(fetches, (list, tuple)):
-        return type(fetches)(_substituted(value, tensors) for value in fetches)
-    return tensors.get(id(fetches), fetches)
 
 
 class SaverForHooks:

@@ -30,8 +30,6 @@ import contextlib
 
 import tensorflow as tf
 from tensorflow.python.data.ops import dataset_ops
-from tensorflow.python.framework import op_callbacks
-from tensorflow.python.framework import op_def_registry
 from tensorflow.python.framework import random_seed
 
 from tfestimator_compat import fn_args
@@ -187,7 +185,7 @@ def call_input_fn(input_fn, mode, params, config, context=None):
         with (
             random_seeds.input_fn_seeds(seed) as taken,
             random_ops.restarting_eager_random_ops(),
-            _stateful_ops_run() as stateful,
+            random_ops.eager_ops_run(random_ops.is_stateful_kind) as stateful,
         ):
             result = input_fn(**kwargs)
         op_seeds.append(taken.count)
@@ -254,30 +252,6 @@ def _graph_holding_state(call):
     except Exception:  # noqa: BLE001 - written for eager execution only: read as it ran
         return None
     return graph_input if graph_input.holds_state() else None
-
-
-@contextlib.contextmanager
-def _stateful_ops_run():
-    """Yields a list that gets the type of each stateful op run eagerly inside.
-
-    A function call's op has no registered definition: it counts as stateful.
-    """
-    ran = []
-
-    def callback(op_type, inputs, attrs, outputs, op_name=None, graph=None):
-        if graph is None and _is_stateful(op_type):
-            ran.append(op_type)
-
-    op_callbacks.add_op_callback(callback)
-    try:
-        yield ran
-    finally:
-        op_callbacks.remove_op_callback(callback)
-
-
-def _is_stateful(op_type):
-    op_def = op_def_registry.get(op_type)
-    return op_def is None or op_def.is_stateful
 
 
 def _through_session(call):

@@ -105,20 +105,37 @@ def restarting_eager_random_ops():
     next call (a fraction of a second), so nothing is dropped otherwise.
     """
     ran = []
+    try:
+        with eager_ops_run(_is_seeded_random_kind) as ran:
+            yield
+    finally:
+        handle = context.context()._context_handle
+        if ran and handle is not None:
+            pywrap_tfe.TFE_ContextClearCaches(handle)
+
+
+@contextlib.contextmanager
+def eager_ops_run(wanted):
+    """Yields a list that gets the type of each op run eagerly inside for which
+    `wanted(op_type, attrs)` is true (`attrs`: attribute name -> value)."""
+    ran = []
 
     def callback(op_type, inputs, attrs, outputs, op_name=None, graph=None):
-        eager = graph is None
-        if eager and not ran and _is_seeded_random_kind(op_type, dict(_pairs(attrs))):
+        if graph is None and wanted(op_type, dict(_pairs(attrs))):
             ran.append(op_type)
 
     op_callbacks.add_op_callback(callback)
     try:
-        yield
+        yield ran
     finally:
         op_callbacks.remove_op_callback(callback)
-        handle = context.context()._context_handle
-        if ran and handle is not None:
-            pywrap_tfe.TFE_ContextClearCaches(handle)
+
+
+def is_stateful_kind(op_type, attrs=None) -> bool:
+    """Whether ops of `op_type` may hold state; a function call's op, which has
+    no registered definition, counts as stateful."""
+    op_def = op_def_registry.get(op_type)
+    return op_def is None or op_def.is_stateful
 
 
 def _pairs(attrs):
