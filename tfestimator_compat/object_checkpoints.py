@@ -25,7 +25,7 @@ import os
 import keras
 import tensorflow as tf
 
-from tfestimator_compat.checkpoints import CHECKPOINT_BASENAME
+from tfestimator_compat import checkpoints
 from tfestimator_compat.engine import keras_optimizers_in_graph
 
 # The original wrapped the Checkpoint in a TF1 Saver made with its defaults.
@@ -127,7 +127,7 @@ class ObjectCheckpointSaver:
         self._model_dir = model_dir
         self._counters = list(counters)
         self._checkpoint = _with_stand_ins(checkpoint, variables)
-        state = tf.train.get_checkpoint_state(model_dir)
+        state = checkpoints.checkpoint_state(model_dir)
         self._kept = list(state.all_model_checkpoint_paths) if state is not None else []
         self.last_saved_step = None
 
@@ -136,7 +136,7 @@ class ObjectCheckpointSaver:
         for own, ran in self._counters:
             # A Keras 3 optimizer's own count stayed 0 while its equivalent ran.
             own.assign(tf.cast(ran, own.dtype))
-        prefix = os.path.join(self._model_dir, CHECKPOINT_BASENAME)
+        prefix = os.path.join(self._model_dir, checkpoints.CHECKPOINT_BASENAME)
         path = self._checkpoint.write(f"{prefix}-{step}")
         self._kept = [kept for kept in self._kept if kept != path] + [path]
         removed, self._kept = self._kept[:-MAX_TO_KEEP], self._kept[-MAX_TO_KEEP:]
