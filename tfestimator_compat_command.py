@@ -3,7 +3,7 @@
 `import tfestimator_compat` installs the shim, and so imports TensorFlow: seconds
 of start-up. `check` only parses files, and `--help` only prints, so for them
 this entry point registers the package without running its `__init__` and
-imports `tfestimator_compat.cli` from it; the modules `check` reads (`check`,
+imports `tfestimator_compat.command.cli` from it; the modules `check` reads (`check`,
 `api_surface`, `auto_activation`) import no TensorFlow. Every other command
 imports the package as usual, so `run` and `enable` see the shim installed.
 
@@ -40,7 +40,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not needs_shim(argv):
         _register_package_uninitialized()
-    from tfestimator_compat import cli
+    from tfestimator_compat.command import cli
 
     return cli.main(argv)
 

@@ -16,9 +16,9 @@ import tensorflow as tf
 from tensorflow.python.framework import kernels
 
 import tfestimator_compat  # noqa: F401  (installs tf.estimator)
-from tfestimator_compat import api_surface
-from tfestimator_compat import check
-from tfestimator_compat import contrib
+from tfestimator_compat.command import check
+from tfestimator_compat.legacy import contrib
+from tfestimator_compat.shim import api_surface
 
 _GUIDE = "migration_guide/replacements.md#boosted-trees"
 _CLASSES = ("BoostedTreesClassifier", "BoostedTreesRegressor", "BoostedTreesEstimator")

@@ -11,9 +11,9 @@ import zipfile
 
 import pytest
 
-from tfestimator_compat import api_surface
-from tfestimator_compat import check
-from tfestimator_compat import check_report
+from tfestimator_compat.command import check
+from tfestimator_compat.command import check_report
+from tfestimator_compat.shim import api_surface
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "check")
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -333,7 +333,14 @@ def test_hostile_files_are_each_reported_and_the_run_goes_on(tmp_path):
     os.mkfifo(tmp_path / "d_fifo.py")
     write(tmp_path, "e_ok.py", tf_use)
     done = subprocess.run(
-        [sys.executable, "-m", "tfestimator_compat.check", "--format", "json", str(tmp_path)],
+        [
+            sys.executable,
+            "-m",
+            "tfestimator_compat.command.check",
+            "--format",
+            "json",
+            str(tmp_path),
+        ],
         capture_output=True,
         text=True,
         timeout=120,
@@ -410,7 +417,7 @@ def test_check_never_imports_or_runs_the_programs(capsys, tmp_path):
 def test_module_entry_point_and_subcommand_wiring(tmp_path, capsys):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     result = subprocess.run(
-        [sys.executable, "-m", "tfestimator_compat.check", "--format", "json", FIXTURES],
+        [sys.executable, "-m", "tfestimator_compat.command.check", "--format", "json", FIXTURES],
         cwd=REPO,
         env=env,
         capture_output=True,
@@ -642,8 +649,8 @@ def test_what_check_knows_without_tensorflow_is_what_the_shim_provides():
     import tensorflow as tf
 
     import tfestimator_compat
-    from tfestimator_compat import contrib
-    from tfestimator_compat.api_surface import estimator_modules
+    from tfestimator_compat.legacy import contrib
+    from tfestimator_compat.shim.api_surface import estimator_modules
 
     for submodule in contrib.SUBMODULES:
         assert contrib.provided_names(submodule) == tuple(contrib.namespace(submodule).__all__)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tfestimator_compat import auto_activation
-from tfestimator_compat import cli
+from tfestimator_compat.command import cli
+from tfestimator_compat.shim import auto_enable
 
 FIXTURES = Path(__file__).parent / "fixtures" / "cli"
 HAS_IPYTHON = importlib.util.find_spec("IPython") is not None
@@ -145,7 +145,7 @@ def test_check_subcommand_is_wired():
     try:
         from tfestimator_compat import check  # noqa: F401
     except ImportError:
-        pytest.skip("tfestimator_compat.check is not there yet")
+        pytest.skip("tfestimator_compat.command.check is not there yet")
     result = _shim(["check", FIXTURES / "argv_exit.py", "--format", "json"])
     assert result.returncode in (0, 1), _report(result)
     json.loads(result.stdout)
@@ -157,19 +157,19 @@ def test_enable_status_disable_in_a_site_dir(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("disabled")
     assert cli.main(["enable", "--site-dir", site_dir]) == 0
     out = capsys.readouterr().out
-    pth, module = auto_activation.hook_files(site_dir)
+    pth, module = auto_enable.hook_files(site_dir)
     assert str(pth) in out and str(module) in out
-    package_dir = os.path.dirname(os.path.abspath(auto_activation.__file__))
+    package_dir = os.path.dirname(os.path.dirname(os.path.abspath(auto_enable.__file__)))
     assert pth.read_text() == (
         "import _tfestimator_compat_startup; "
         f"_tfestimator_compat_startup.install({package_dir!r})\n"
     )
     assert cli.main(["enable", "--site-dir", site_dir]) == 0, "enable is idempotent"
-    assert auto_activation.status(site_dir) == "enabled"
+    assert auto_enable.status(site_dir) == "enabled"
     module.write_text("# written by an older version\n")
-    assert auto_activation.status(site_dir) == "outdated"
+    assert auto_enable.status(site_dir) == "outdated"
     cli.main(["enable", "--site-dir", site_dir])
-    assert auto_activation.status(site_dir) == "enabled"
+    assert auto_enable.status(site_dir) == "enabled"
     capsys.readouterr()
     assert cli.main(["disable", "--site-dir", site_dir]) == 0
     assert "Removed" in capsys.readouterr().out
@@ -179,7 +179,7 @@ def test_enable_status_disable_in_a_site_dir(tmp_path, capsys):
 
 
 def test_enable_defaults_to_site_packages():
-    assert auto_activation.hook_files()[0].parent == Path(auto_activation.default_site_dir())
+    assert auto_enable.hook_files()[0].parent == Path(auto_enable.default_site_dir())
 
 
 def test_enable_into_a_directory_it_cannot_write(tmp_path, capsys):
@@ -195,7 +195,7 @@ def _with_site(site_dir, code):
 
 
 def test_hook_costs_nothing_without_tensorflow(tmp_path):
-    auto_activation.enable(str(tmp_path))
+    auto_enable.enable(str(tmp_path))
     code = _with_site(
         tmp_path,
         "import sys, json\n"
@@ -211,19 +211,19 @@ def test_the_hook_removes_itself_once_the_package_is_uninstalled(tmp_path):
     """`pip uninstall` leaves the hook's files, which are not the package's:
     the first interpreter to start after it deletes them."""
     package = tmp_path / "lib" / "tfestimator_compat"
-    package.mkdir(parents=True)
-    for name in ("auto_activation.py", "startup.py"):
-        shutil.copy(os.path.join(os.path.dirname(auto_activation.__file__), name), package)
+    (package / "shim").mkdir(parents=True)
+    for name in ("auto_enable.py", "startup.py"):
+        shutil.copy(os.path.join(os.path.dirname(auto_enable.__file__), name), package / "shim")
     enable = (
         "import importlib.util, sys\n"
         f"spec = importlib.util.spec_from_file_location('copy', {str(package)!r} + "
-        "'/auto_activation.py')\n"
+        "'/shim/auto_enable.py')\n"
         "module = importlib.util.module_from_spec(spec)\n"
         "spec.loader.exec_module(module)\n"
         f"module.enable({str(tmp_path / 'site')!r})\n"
     )
     assert _run(["-c", enable], cwd=tmp_path).returncode == 0
-    hook = auto_activation.hook_files(str(tmp_path / "site"))
+    hook = auto_enable.hook_files(str(tmp_path / "site"))
     started = _with_site(tmp_path / "site", "print('started')")
     result = _run(["-c", started], cwd=tmp_path)
     assert result.stdout.strip() == "started", _report(result)
@@ -242,7 +242,7 @@ def test_the_hook_removes_itself_once_the_package_is_uninstalled(tmp_path):
     ids=["tensorflow", "keras-first"],
 )
 def test_hook_activates_plain_python_programs(tmp_path, imports):
-    auto_activation.enable(str(tmp_path / "site"))
+    auto_enable.enable(str(tmp_path / "site"))
     code = _with_site(
         tmp_path / "site",
         f"{imports}\n"

@@ -16,17 +16,17 @@ import pytest
 import tensorflow as tf
 
 import tfestimator_compat as est
-from tfestimator_compat import api_surface
-from tfestimator_compat import check
-from tfestimator_compat import contrib
 from tfestimator_compat import experimental
 from tfestimator_compat import tpu
-from tfestimator_compat.contrib import cluster_resolver
-from tfestimator_compat.contrib import data
-from tfestimator_compat.contrib import layers
-from tfestimator_compat.contrib import learn
-from tfestimator_compat.contrib import lookup
-from tfestimator_compat.contrib import predictor
+from tfestimator_compat.command import check
+from tfestimator_compat.legacy import contrib
+from tfestimator_compat.legacy.contrib import cluster_resolver
+from tfestimator_compat.legacy.contrib import data
+from tfestimator_compat.legacy.contrib import layers
+from tfestimator_compat.legacy.contrib import learn
+from tfestimator_compat.legacy.contrib import lookup
+from tfestimator_compat.legacy.contrib import predictor
+from tfestimator_compat.shim import api_surface
 
 v1 = tf.compat.v1
 

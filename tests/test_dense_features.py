@@ -14,9 +14,9 @@ import pytest
 import tensorflow as tf
 from helpers import LEGACY_KERAS_MODE
 from helpers import fixture_generator
+from tfestimator_compat.legacy.keras2.dense_features import DenseFeatures
 
 import tfestimator_compat as est
-from tfestimator_compat.keras_legacy.dense_features import DenseFeatures
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "dense_features")
 

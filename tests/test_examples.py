@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tfestimator_compat import auto_activation
+from tfestimator_compat.shim import auto_enable
 
 EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "examples", "seed_multitask_tf1.py")
 
@@ -43,7 +43,7 @@ def test_through_python_dash_m(tmp_path):
 @pytest.mark.slow
 def test_through_plain_python_after_enable(tmp_path):
     site_dir = tmp_path / "site"
-    auto_activation.enable(str(site_dir))
+    auto_enable.enable(str(site_dir))
     model_dir = str(tmp_path / "model")
     # What `python seed_multitask_tf1.py` does once the hook sits in a site directory.
     launcher = (

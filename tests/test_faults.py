@@ -20,7 +20,7 @@ import pytest
 import tensorflow as tf
 
 import tfestimator_compat as est
-from tfestimator_compat import checkpoints
+from tfestimator_compat.engine.state import checkpoints
 
 MAX_STEPS = 30
 KEEP = 3

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from tfestimator_compat.engine import graph_pruning
+from tfestimator_compat.engine.tracing import graph_pruning
 
 
 def _wrapped(build):

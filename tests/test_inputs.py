@@ -11,7 +11,7 @@ from tfestimator_compat.inputs import pandas_input_fn
 
 def _batches(input_fn):
     """Every batch the Estimator would read from `input_fn`."""
-    from tfestimator_compat.engine.input_fn import call_input_fn
+    from tfestimator_compat.engine.inputs.input_fn import call_input_fn
 
     result = call_input_fn(input_fn, est.ModeKeys.TRAIN, {}, est.RunConfig())
     batches = []

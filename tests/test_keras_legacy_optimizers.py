@@ -19,7 +19,7 @@ from helpers import fixture_generator
 
 import tfestimator_compat as est
 from tfestimator_compat.canned import keras2_optimizers
-from tfestimator_compat.keras_legacy import optimizers as legacy_optimizers
+from tfestimator_compat.legacy.keras2 import optimizers as legacy_optimizers
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "keras2_legacy")
 LEGACY_NAMES = ("Adadelta", "Adagrad", "Adam", "Adamax", "Ftrl", "Nadam", "RMSprop", "SGD")

@@ -18,7 +18,7 @@ from helpers import LEGACY_KERAS_MODE
 from helpers import dataset_input_fn
 
 import tfestimator_compat as est
-from tfestimator_compat import layers_v1
+from tfestimator_compat.legacy import layers_v1
 
 UPDATE_OPS = tf.compat.v1.GraphKeys.UPDATE_OPS
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "tf215_tf1_layers")
@@ -538,7 +538,7 @@ def test_install_in_a_fresh_process():
 import tensorflow as tf
 v1_before = tf.compat.v1
 import tensorflow.compat.v1 as tf1
-from tfestimator_compat import layers_v1
+from tfestimator_compat.legacy import layers_v1
 layers_v1.install()
 with tf.Graph().as_default():
     tf1.layers.dense(tf.ones([1, 2]), 3)

@@ -15,7 +15,7 @@ import tensorflow as tf
 from helpers import fixture_generator
 
 import tfestimator_compat as est
-from tfestimator_compat.layers_v1 import keras_style
+from tfestimator_compat.legacy.layers_v1 import keras_style
 
 fixture = fixture_generator("keras_style")
 with open(os.path.join(os.path.dirname(__file__), "fixtures", "keras_style", "expected.json")) as f:

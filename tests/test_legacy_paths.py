@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from tfestimator_compat import api_surface
-from tfestimator_compat.api_surface import estimator_modules
-from tfestimator_compat.api_surface.missing import NotProvidedAttributeError
-from tfestimator_compat.api_surface.missing import NotProvidedError
-from tfestimator_compat.api_surface.missing import install_hooks
+from tfestimator_compat.shim import api_surface
+from tfestimator_compat.shim.api_surface import estimator_modules
+from tfestimator_compat.shim.api_surface.missing import NotProvidedAttributeError
+from tfestimator_compat.shim.api_surface.missing import NotProvidedError
+from tfestimator_compat.shim.api_surface.missing import install_hooks
 
 
 def test_tf1_imports_give_the_public_objects():

@@ -13,8 +13,8 @@ import pytest
 import tensorflow as tf
 
 import tfestimator_compat
-from tfestimator_compat import native_estimator
-from tfestimator_compat import requirements
+from tfestimator_compat.shim import native_estimator
+from tfestimator_compat.shim import requirements
 
 NATIVE = native_estimator.tensorflow_has_estimator()
 needs_native = pytest.mark.skipif(not NATIVE, reason="TensorFlow >= 2.16 has no tf.estimator")

@@ -88,7 +88,7 @@ def test_without_the_extra_cells_run_in_process_and_say_so(tmp_path):
     script = (
         "import sys\n"
         "sys.modules['nbclient'] = None  # as if the notebook extra were not installed\n"
-        "from tfestimator_compat.cli import main\n"
+        "from tfestimator_compat.command.cli import main\n"
         f"sys.exit(main(['run', {str(notebook)!r}]))\n"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)

@@ -47,7 +47,7 @@ def test_the_extras_install_tensorflow_of_a_supported_version():
     "version, refused", [("3.0.5", True), ("3.6.0", True), ("3.7.0", False), ("3.15.1", False)]
 )
 def test_keras_older_than_the_minimum_is_refused_with_the_upgrade_to_run(version, refused):
-    from tfestimator_compat import requirements
+    from tfestimator_compat.shim import requirements
 
     if refused:
         with pytest.raises(ImportError, match=r"pip install 'keras>=3\.7'"):

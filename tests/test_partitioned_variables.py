@@ -18,7 +18,7 @@ import pytest
 import tensorflow as tf
 from helpers import fixture_generator
 
-from tfestimator_compat import checkpoints
+from tfestimator_compat.engine.state import checkpoints
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "partitioned")
 REFERENCE_PYTHON = os.environ.get("TFESTIMATOR_REFERENCE_PYTHON", "/work/ref215/bin/python")

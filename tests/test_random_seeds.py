@@ -10,7 +10,7 @@ import tensorflow as tf
 from helpers import fixture_generator
 
 import tfestimator_compat as est
-from tfestimator_compat.engine import random_seeds
+from tfestimator_compat.engine.tracing import random_seeds
 
 # Initial values the original (tensorflow-estimator 2.15) gave the model_fn
 # below with tf_random_seed=42, and without a seed for the two variables with

@@ -7,7 +7,7 @@ from helpers import dataset_input_fn
 from helpers import step_function_calls
 
 import tfestimator_compat as est
-from tfestimator_compat.engine.stop_signal import stop_training_when
+from tfestimator_compat.engine.loop.stop_signal import stop_training_when
 
 _STOP_AT = 7
 

@@ -4,7 +4,7 @@ import numpy as np
 import tensorflow as tf
 from google.protobuf import text_format
 
-from tfestimator_compat.engine import text_protos
+from tfestimator_compat.engine.state import text_protos
 
 
 def test_a_graph_def_reads_back_equal_with_bytes_strings_and_floats(tmp_path):

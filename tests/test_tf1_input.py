@@ -218,7 +218,7 @@ def _python_per_batch(inputs):
 
 
 def test_only_a_queue_input_costs_python_per_batch(folder):
-    from tfestimator_compat.engine.input_fn import call_input_fn
+    from tfestimator_compat.engine.inputs.input_fn import call_input_fn
 
     def inputs_of(input_fn):
         return call_input_fn(input_fn, est.ModeKeys.TRAIN, {}, est.RunConfig())

@@ -9,7 +9,7 @@ import pytest
 import tensorflow as tf
 from tensorflow.python.eager import context
 
-from tfestimator_compat.engine.eager import in_eager_mode
+from tfestimator_compat.engine.tracing.eager import in_eager_mode
 
 FIXTURES = Path(__file__).parent / "fixtures" / "cli"
 

@@ -6,18 +6,20 @@ legacy programs run unchanged. On TensorFlow <= 2.15, which still ships
 `tf.estimator`, the package leaves it in place and its names are TensorFlow's.
 """
 
-from tfestimator_compat.requirements import check_tensorflow
+from tfestimator_compat.shim import moved_modules
+from tfestimator_compat.shim.requirements import check_tensorflow
 
+moved_modules.install()
 check_tensorflow()
 
-from tfestimator_compat import native_estimator
+from tfestimator_compat.shim import native_estimator
 
 if native_estimator.tensorflow_has_estimator():
-    from tfestimator_compat.native_estimator import *  # noqa: F403
-    from tfestimator_compat.native_estimator import __all__  # noqa: F401
-    from tfestimator_compat.native_estimator import model_to_estimator  # noqa: F401
+    from tfestimator_compat.shim.native_estimator import *  # noqa: F403
+    from tfestimator_compat.shim.native_estimator import __all__  # noqa: F401
+    from tfestimator_compat.shim.native_estimator import model_to_estimator  # noqa: F401
 else:
-    from tfestimator_compat.requirements import check_keras
+    from tfestimator_compat.shim.requirements import check_keras
 
     check_keras()
 

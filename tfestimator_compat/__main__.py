@@ -2,6 +2,6 @@
 
 import sys
 
-from tfestimator_compat.cli import main
+from tfestimator_compat.command.cli import main
 
 sys.exit(main())

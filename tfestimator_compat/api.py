@@ -5,7 +5,6 @@ under `tf.estimator`. On TensorFlow <= 2.15, which ships its own estimator,
 this module is not imported (see `native_estimator.py`).
 """
 
-from tfestimator_compat.activation import install
 from tfestimator_compat.canned import BaselineClassifier
 from tfestimator_compat.canned import BaselineEstimator
 from tfestimator_compat.canned import BaselineRegressor
@@ -59,6 +58,7 @@ from tfestimator_compat.hooks import SummarySaverHook
 from tfestimator_compat.keras_model_to_estimator import model_to_estimator as model_to_estimator
 from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.run_config import RunConfig
+from tfestimator_compat.shim.installer import install
 from tfestimator_compat.spec import EstimatorSpec
 from tfestimator_compat.training import EvalSpec
 from tfestimator_compat.training import TrainSpec

@@ -12,7 +12,7 @@ import os
 
 import tensorflow as tf
 
-from tfestimator_compat.engine import summaries
+from tfestimator_compat.engine.state import event_files
 
 _logging = tf.compat.v1.logging
 
@@ -35,7 +35,7 @@ def _events(eval_dir):
     if not tf.io.gfile.exists(eval_dir):
         return
     for path in tf.io.gfile.glob(os.path.join(eval_dir, "*.tfevents.*")):
-        yield from summaries.read_events(path)
+        yield from event_files.read_events(path)
 
 
 def _stop_variable():

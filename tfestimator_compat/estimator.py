@@ -15,36 +15,37 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from tfestimator_compat import checkpoints
-from tfestimator_compat import distribution
-from tfestimator_compat import fn_args
-from tfestimator_compat import object_checkpoints
-from tfestimator_compat import parameter_servers
-from tfestimator_compat import scaffold
-from tfestimator_compat import session_config
 from tfestimator_compat import warm_starting
-from tfestimator_compat.engine import coordinated_training
-from tfestimator_compat.engine import stop_signal
-from tfestimator_compat.engine import summaries
-from tfestimator_compat.engine import variable_store
-from tfestimator_compat.engine.eager import in_eager_mode
-from tfestimator_compat.engine.input_fn import call_input_fn
-from tfestimator_compat.engine.keras_adapter import ModelFnModel
-from tfestimator_compat.engine.keras_callbacks import KerasCallbacks
-from tfestimator_compat.engine.model_fn_graph import ModelFnGraph
-from tfestimator_compat.engine.model_fn_graph import placeholder_inputs
-from tfestimator_compat.engine.training_loop import MAX_STEPS_PER_CALL
-from tfestimator_compat.engine.training_loop import EvaluationLoop
-from tfestimator_compat.engine.training_loop import TrainingLoop
-from tfestimator_compat.engine.variable_store import VariableStore
+from tfestimator_compat.engine.distributed import cluster
+from tfestimator_compat.engine.distributed import coordinated_training
+from tfestimator_compat.engine.distributed import distribution
+from tfestimator_compat.engine.distributed import parameter_servers
+from tfestimator_compat.engine.distributed import session_config
+from tfestimator_compat.engine.inputs.input_fn import call_input_fn
+from tfestimator_compat.engine.loop import stop_signal
+from tfestimator_compat.engine.loop.hook_runner import HookRunner
+from tfestimator_compat.engine.loop.hook_runner import SaverForHooks
+from tfestimator_compat.engine.loop.hook_runner import keras_callbacks
+from tfestimator_compat.engine.loop.hook_runner import session_hooks
+from tfestimator_compat.engine.loop.keras_adapter import ModelFnModel
+from tfestimator_compat.engine.loop.keras_callbacks import KerasCallbacks
+from tfestimator_compat.engine.loop.loop_callbacks import MAX_STEPS_PER_CALL
+from tfestimator_compat.engine.loop.loop_callbacks import EvaluationLoop
+from tfestimator_compat.engine.loop.loop_callbacks import TrainingLoop
+from tfestimator_compat.engine.state import checkpoints
+from tfestimator_compat.engine.state import event_files
+from tfestimator_compat.engine.state import object_checkpoints
+from tfestimator_compat.engine.state import scaffold
+from tfestimator_compat.engine.tracing import fn_args
+from tfestimator_compat.engine.tracing.eager import in_eager_mode
+from tfestimator_compat.engine.tracing.model_fn_graph import ModelFnGraph
+from tfestimator_compat.engine.tracing.model_fn_graph import placeholder_inputs
+from tfestimator_compat.engine.variables import variable_store
+from tfestimator_compat.engine.variables.variable_store import VariableStore
 from tfestimator_compat.export import graph_saved_model
 from tfestimator_compat.export import saved_model as export_lib
 from tfestimator_compat.export.saved_model import ReceiverInputs
-from tfestimator_compat.hooks import HookRunner
-from tfestimator_compat.hooks import SaverForHooks
 from tfestimator_compat.hooks import check_hooks
-from tfestimator_compat.hooks import keras_callbacks
-from tfestimator_compat.hooks import session_hooks
 from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.run_config import RunConfig
 from tfestimator_compat.run_config import TaskType
@@ -362,7 +363,7 @@ class Estimator:
         results = graph.results(graph.metric_values, graph.value_function(graph.metric_values)())
         results["loss"] = np.float32(model.mean_eval_loss())
         results["global_step"] = np.int64(graph.global_step.numpy())
-        summaries.write_eval_results(self.eval_dir(name), results, checkpoint_path)
+        event_files.write_eval_results(self.eval_dir(name), results, checkpoint_path)
         callbacks.test_end(results)
         return results
 
@@ -557,7 +558,7 @@ class Estimator:
         else:
             return None
         # A parameter-server strategy places the variables; the model_fn runs once.
-        return None if parameter_servers.is_ps_strategy(strategy) else strategy
+        return None if cluster.is_ps_strategy(strategy) else strategy
 
     def _max_steps_per_call(self):
         """The most training steps one call of the step function may run."""

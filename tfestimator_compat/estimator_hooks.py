@@ -4,7 +4,7 @@ import time
 
 import tensorflow as tf
 
-from tfestimator_compat import checkpoints
+from tfestimator_compat.engine.state import checkpoints
 
 _logging = tf.compat.v1.logging
 

@@ -1,6 +1,6 @@
 """`tf.estimator.add_metrics`: more evaluation metrics for an existing Estimator."""
 
-from tfestimator_compat import fn_args
+from tfestimator_compat.engine.tracing import fn_args
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.mode_keys import ModeKeys
 

@@ -15,7 +15,7 @@ from typing import Optional
 import numpy as np
 import tensorflow as tf
 
-from tfestimator_compat.engine.random_seeds import taking_no_op_seeds
+from tfestimator_compat.engine.tracing.random_seeds import taking_no_op_seeds
 
 
 def numpy_input_fn(

@@ -44,10 +44,10 @@ import keras
 import tensorflow as tf
 from keras.src.models.functional import Functional
 
-from tfestimator_compat import checkpoints
-from tfestimator_compat import keras_checkpoint_keys
-from tfestimator_compat import keras_flavours
-from tfestimator_compat.engine.variable_store import VariableStore
+from tfestimator_compat.engine import keras_flavours
+from tfestimator_compat.engine.state import checkpoints
+from tfestimator_compat.engine.state import keras_checkpoint_keys
+from tfestimator_compat.engine.variables.variable_store import VariableStore
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.export import PredictOutput
 from tfestimator_compat.mode_keys import ModeKeys

@@ -6,9 +6,8 @@ import os
 
 import tensorflow as tf
 
-from tfestimator_compat import cluster as cluster_lib
-from tfestimator_compat import distribution
-from tfestimator_compat import parameter_servers
+from tfestimator_compat.engine.distributed import cluster as cluster_lib
+from tfestimator_compat.engine.distributed import distribution
 
 _USE_DEFAULT = object()
 _DEFAULT_CHECKPOINT_SECS = 600
@@ -56,7 +55,7 @@ class RunConfig:
     The cluster properties (`cluster_spec`, `task_type`, `task_id`,
     `is_chief`, `master`, `num_worker_replicas`, ...) come from the
     `TF_CONFIG` environment variable, read once here; see
-    `tfestimator_compat.cluster` for the rules. Without `TF_CONFIG` the run is
+    `tfestimator_compat.engine.distributed.cluster` for the rules. Without `TF_CONFIG` the run is
     local: task `worker:0`, the chief. `TF_CONFIG` may also name `model_dir`.
 
     Example:
@@ -296,7 +295,7 @@ def _manages_cluster(strategy):
     return (
         strategy is not None
         and not type(strategy).__name__.startswith("TPUStrategy")
-        and not parameter_servers.is_ps_strategy(strategy)
+        and not cluster_lib.is_ps_strategy(strategy)
     )
 
 

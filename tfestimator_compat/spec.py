@@ -10,8 +10,8 @@ import collections
 import tensorflow as tf
 from tensorflow.python.saved_model.model_utils import export_utils
 
-from tfestimator_compat import keras_flavours
-from tfestimator_compat.engine import variable_writes
+from tfestimator_compat.engine import keras_flavours
+from tfestimator_compat.engine.variables import variable_writes
 from tfestimator_compat.hooks import check_hooks
 from tfestimator_compat.mode_keys import ModeKeys
 

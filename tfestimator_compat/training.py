@@ -15,11 +15,11 @@ import time
 
 import tensorflow as tf
 
-from tfestimator_compat import checkpoints
-from tfestimator_compat import distribution
-from tfestimator_compat import parameter_servers
-from tfestimator_compat.engine.eager import in_eager_mode
-from tfestimator_compat.engine.keras_callbacks import scalar_logs
+from tfestimator_compat.engine.distributed import distribution
+from tfestimator_compat.engine.distributed import parameter_servers
+from tfestimator_compat.engine.loop.keras_callbacks import scalar_logs
+from tfestimator_compat.engine.state import checkpoints
+from tfestimator_compat.engine.tracing.eager import in_eager_mode
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.export.exporter import Exporter
 from tfestimator_compat.hooks import check_hooks

@@ -11,8 +11,8 @@ import re
 import tensorflow as tf
 from tensorflow.python.training import warm_starting_util
 
-from tfestimator_compat import checkpoints
-from tfestimator_compat.engine import partitioned_variables
+from tfestimator_compat.engine.state import checkpoints
+from tfestimator_compat.engine.variables import partitioned_variables
 
 VocabInfo = tf.compat.v1.train.VocabInfo
 

@@ -38,7 +38,6 @@ import collections
 import numpy as np
 import tensorflow as tf
 
-from tfestimator_compat import checkpoints
 from tfestimator_compat.canned import feature_layers
 from tfestimator_compat.canned.boosted_trees_ensemble import SCOPE
 from tfestimator_compat.canned.boosted_trees_ensemble import TreeHParams
@@ -47,6 +46,7 @@ from tfestimator_compat.canned.boosted_trees_features import Layout
 from tfestimator_compat.canned.boosted_trees_model_fn import bt_model_fn
 from tfestimator_compat.canned.boosted_trees_model_fn import check_center_bias
 from tfestimator_compat.canned.boosted_trees_model_fn import explanations_model_fn
+from tfestimator_compat.engine.state import checkpoints
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.head import BinaryClassHead
 from tfestimator_compat.head import MultiClassHead

@@ -9,7 +9,7 @@ from tfestimator_compat.canned.boosted_trees_ensemble import Ensemble
 from tfestimator_compat.canned.boosted_trees_features import bucketized
 from tfestimator_compat.canned.boosted_trees_growing import Grower
 from tfestimator_compat.canned.boosted_trees_growing import full_hessian
-from tfestimator_compat.engine.stop_signal import stop_training_when
+from tfestimator_compat.engine.loop.stop_signal import stop_training_when
 from tfestimator_compat.head import BinaryClassHead
 from tfestimator_compat.mode_keys import ModeKeys
 

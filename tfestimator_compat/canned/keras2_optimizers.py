@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from tfestimator_compat import keras_flavours
-from tfestimator_compat.keras_legacy.optimizer import Optimizer
+from tfestimator_compat.engine import keras_flavours
+from tfestimator_compat.legacy.keras2.optimizer_base import Optimizer
 
 
 def _constant(value, dtype):

@@ -18,7 +18,7 @@ from tfestimator_compat.canned import optimizers
 from tfestimator_compat.canned.heads import classification_head
 from tfestimator_compat.canned.heads import regression_head
 from tfestimator_compat.canned.summaries import add_linear_summaries
-from tfestimator_compat.engine import partitioned_variables
+from tfestimator_compat.engine.variables import partitioned_variables
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.head import head_utils
 from tfestimator_compat.head import v1_heads

@@ -16,7 +16,7 @@ import tensorflow as tf
 from tfestimator_compat.canned import feature_layers
 from tfestimator_compat.canned.dnn import dnn_network
 from tfestimator_compat.canned.linear import summarize_linear_model
-from tfestimator_compat.fn_args import fn_args
+from tfestimator_compat.engine.tracing.fn_args import fn_args
 
 __all__ = ["call_logit_fn", "dnn_logit_fn_builder", "linear_logit_fn_builder"]
 

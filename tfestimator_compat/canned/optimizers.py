@@ -16,8 +16,8 @@ import re
 import tensorflow as tf
 from keras.src.utils.naming import to_snake_case
 
-from tfestimator_compat import keras_flavours
 from tfestimator_compat.canned import keras2_optimizers
+from tfestimator_compat.engine import keras_flavours
 
 _BY_NAME = {
     "Adagrad": keras2_optimizers.Adagrad,

@@ -24,7 +24,7 @@ import dataclasses
 import tensorflow as tf
 
 from tfestimator_compat.canned import summaries
-from tfestimator_compat.engine import variable_store
+from tfestimator_compat.engine.variables import variable_store
 
 TABLE_NAME = "ShardedMutableHashTable"
 _STATE_SIZE = 4

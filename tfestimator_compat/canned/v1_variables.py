@@ -23,7 +23,7 @@ import re
 
 import tensorflow as tf
 
-from tfestimator_compat.engine import variable_store
+from tfestimator_compat.engine.variables import variable_store
 
 # What the original put between a variable's name and its slot's, before the
 # part's index, by how the variable was made.

@@ -11,8 +11,8 @@ import os
 
 import tensorflow as tf
 
-from tfestimator_compat import fn_args
-from tfestimator_compat.engine import summaries
+from tfestimator_compat.engine.state import event_files
+from tfestimator_compat.engine.tracing import fn_args
 from tfestimator_compat.export import temp_dirs
 
 _logging = tf.compat.v1.logging
@@ -182,7 +182,7 @@ class BestExporter(_SavedModelExporter):
         best = None
         pattern = os.path.join(self._model_dir, self._event_file_pattern)
         for path in tf.io.gfile.glob(pattern):
-            for event in summaries.read_events(path):
+            for event in event_files.read_events(path):
                 if exclude_step is not None and event.step == exclude_step:
                     continue
                 result = {

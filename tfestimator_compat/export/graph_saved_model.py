@@ -16,10 +16,10 @@ TF2 path (`saved_model`).
 
 import tensorflow as tf
 
-from tfestimator_compat import keras_flavours
-from tfestimator_compat import logs
-from tfestimator_compat.engine import variable_store
-from tfestimator_compat.engine.model_fn_graph import call_model_fn
+from tfestimator_compat.engine import keras_flavours
+from tfestimator_compat.engine import logs
+from tfestimator_compat.engine.tracing.model_fn_graph import call_model_fn
+from tfestimator_compat.engine.variables import variable_store
 from tfestimator_compat.export import saved_model
 from tfestimator_compat.export import temp_dirs
 from tfestimator_compat.mode_keys import ModeKeys

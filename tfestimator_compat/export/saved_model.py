@@ -21,9 +21,9 @@ from tensorflow.core.protobuf import saved_model_pb2
 from tensorflow.python.saved_model import signature_def_utils
 from tensorflow.python.saved_model.model_utils import export_utils
 
-from tfestimator_compat import logs
 from tfestimator_compat import warm_starting
-from tfestimator_compat.engine import text_protos
+from tfestimator_compat.engine import logs
+from tfestimator_compat.engine.state import text_protos
 from tfestimator_compat.export import temp_dirs
 from tfestimator_compat.export.receivers import ServingInputReceiver
 from tfestimator_compat.export.receivers import SupervisedInputReceiver

@@ -14,7 +14,7 @@ import tensorflow as tf
 from tensorflow.python.feature_column import feature_column as fc_v1
 from tensorflow.python.feature_column import feature_column_v2 as fc_v2
 
-from tfestimator_compat import fn_args
+from tfestimator_compat.engine.tracing import fn_args
 
 SUM = "sum"
 SUM_OVER_BATCH_SIZE = "sum_over_batch_size"

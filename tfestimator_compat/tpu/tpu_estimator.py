@@ -17,7 +17,7 @@ import inspect
 import tensorflow as tf
 from tensorflow.python.ops import summary_ops_v2
 
-from tfestimator_compat import fn_args
+from tfestimator_compat.engine.tracing import fn_args
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.estimator import verify_model_fn_args
 from tfestimator_compat.hooks import check_hooks

@@ -1,0 +1,200 @@
+"""What `tfestimator-compat check` found, summed up, and printed as text or JSON.
+
+`Report` holds the findings and the files that could not be checked; its
+summary counts them per status and per API and gives each file a verdict.
+`format_text` prints one line per finding and then the summary, `format_json`
+the same as a stable schema for tools. Guide links are relative to
+`GUIDE_ROOT`, the package's folder, where `migration_guide/` ships.
+"""
+
+import dataclasses
+import json
+import os
+from typing import Dict
+from typing import List
+from typing import Optional
+
+from tfestimator_compat.shim import api_surface
+
+SCHEMA_VERSION = 1
+# Where the links of the report lead: `migration_guide/` ships inside the package.
+GUIDE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Per-file verdicts.
+RUNS_UNCHANGED = "runs unchanged"
+NEEDS_TF1 = "needs run --tf1"
+DOES_NOT_RUN = "does not run"
+NOT_CHECKED = "not checked"
+_TF1 = api_surface.SUPPORTED_WITH_TF1
+_NAMES_PER_VERDICT = 5
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    """One use of a known API: where, what, and what to do about it."""
+
+    path: str
+    line: int
+    column: int
+    cell: Optional[int]
+    written: str
+    name: str
+    status: str
+    replacement: str
+    guide: str
+
+
+@dataclasses.dataclass(frozen=True)
+class FileError:
+    """A file, or a notebook cell, that could not be checked.
+
+    `kind` is "syntax" (reported, the run goes on) or "unreadable" (exit 2).
+    """
+
+    path: str
+    kind: str
+    message: str
+    line: Optional[int] = None
+    cell: Optional[int] = None
+
+
+@dataclasses.dataclass
+class Report:
+    """What a run found: the files checked, the findings, the files it could not check."""
+
+    files: List[str] = dataclasses.field(default_factory=list)
+    findings: List[Finding] = dataclasses.field(default_factory=list)
+    errors: List[FileError] = dataclasses.field(default_factory=list)
+
+    def exit_status(self) -> int:
+        """2 for unreadable paths, else 1 when something is not supported, else 0."""
+        if any(error.kind == "unreadable" for error in self.errors):
+            return 2
+        if any(f.status == api_surface.NOT_SUPPORTED for f in self.findings):
+            return 1
+        return 0
+
+    def summary(self) -> dict:
+        """Counts (files, findings by status, unparsed and unreadable files), per API, per file."""
+        by_status = {status: 0 for status in api_surface.STATUSES}
+        for finding in self.findings:
+            by_status[finding.status] += 1
+        return {
+            "files": len(self.files),
+            "findings": len(self.findings),
+            "by_status": by_status,
+            "unparsed": sum(error.kind == "syntax" for error in self.errors),
+            "unreadable": sum(error.kind == "unreadable" for error in self.errors),
+            "by_api": self._by_api(),
+            "by_file": [self._verdict(path) for path in self.files],
+        }
+
+    def _by_api(self) -> List[dict]:
+        """Each API used: `name, status, count, guide`; what blocks a run first, then most used."""
+        counts: Dict[str, int] = {}
+        symbols: Dict[str, Finding] = {}
+        for finding in self.findings:
+            counts[finding.name] = counts.get(finding.name, 0) + 1
+            symbols.setdefault(finding.name, finding)
+        severity = {status: i for i, status in enumerate(reversed(api_surface.STATUSES))}
+        names = sorted(counts, key=lambda n: (severity[symbols[n].status], -counts[n], n))
+        return [
+            {"name": n, "status": symbols[n].status, "count": counts[n], "guide": symbols[n].guide}
+            for n in names
+        ]
+
+    def _verdict(self, path: str) -> dict:
+        """Whether `path` runs unchanged, needs `run --tf1`, does not run, or was not checked.
+
+        `because` names what decides it: the unsupported APIs, the TF1 names, or
+        the parse error.
+        """
+        findings = [f for f in self.findings if f.path == path]
+        errors = [e.message for e in self.errors if e.path == path and e.cell is None]
+        verdict, because = (NOT_CHECKED, errors) if errors else (RUNS_UNCHANGED, [])
+        for blocking, status in ((DOES_NOT_RUN, api_surface.NOT_SUPPORTED), (NEEDS_TF1, _TF1)):
+            names = list(dict.fromkeys(f.name for f in findings if f.status == status))
+            if names and not errors:
+                verdict, because = blocking, names
+                break
+        return {"path": path, "findings": len(findings), "verdict": verdict, "because": because}
+
+
+def _location(path: str, line: Optional[int], cell: Optional[int]) -> str:
+    where = f"{path}[cell {cell}]" if cell is not None else path
+    return f"{where}:{line}" if line is not None else where
+
+
+def format_text(report: Report) -> str:
+    """One line per finding, `path:line: name [status] -> replacement (guide)`, then a summary.
+
+    In notebooks the location reads `path[cell N]:line`, N counting all cells from 1.
+    Files that did not parse get a `warning:` line where their findings would be.
+    """
+    order = {path: i for i, path in enumerate(report.files)}
+    entries = [
+        (
+            (order.get(f.path, len(order)), f.cell or 0, f.line),
+            f"{_location(f.path, f.line, f.cell)}: {f.name} [{f.status}] -> {f.replacement} "
+            f"({f.guide})",
+        )
+        for f in report.findings
+    ]
+    entries += [
+        (
+            (order.get(e.path, len(order)), e.cell or 0, e.line or 0),
+            f"{_location(e.path, e.line, e.cell)}: warning: {e.message}",
+        )
+        for e in report.errors
+        if e.kind == "syntax"
+    ]
+    summary = report.summary()
+    lines = [line for _, line in sorted(entries, key=lambda entry: entry[0])]
+    return "\n".join([*lines, *_summary_lines(summary), _totals(summary)]) + "\n"
+
+
+def _summary_lines(summary: dict) -> List[str]:
+    """The APIs used (count, status, name), then one verdict per file, then where the guide is."""
+    lines = ["", "APIs used (count, status, name):"]
+    width = max([len(status) for status in api_surface.STATUSES])
+    lines += [f"{a['count']:6d}  {a['status']:<{width}}  {a['name']}" for a in summary["by_api"]]
+    lines.append("Files:")
+    for entry in summary["by_file"]:
+        because = entry["because"][:_NAMES_PER_VERDICT]
+        more = len(entry["because"]) - len(because)
+        reason = ", ".join(because) + (f" (+{more} more)" if more else "")
+        lines.append(
+            f"  {entry['path']}: {entry['findings']} finding(s); {entry['verdict']}"
+            + (f": {reason}" if reason else "")
+        )
+    lines.append(f"Guide links (migration_guide/...) are relative to {GUIDE_ROOT}")
+    return lines
+
+
+def _totals(summary: dict) -> str:
+    counts = ", ".join(f"{n} {status}" for status, n in summary["by_status"].items())
+    text = f"{summary['files']} file(s) checked, {summary['findings']} finding(s): {counts}"
+    if summary["unparsed"]:
+        text += f"; {summary['unparsed']} file(s) or cell(s) not parsed"
+    if summary["unreadable"]:
+        text += f"; {summary['unreadable']} path(s) unreadable"
+    return text
+
+
+def format_json(report: Report) -> str:
+    """The report as JSON: `{"version", "guide_root", "findings", "errors", "summary"}`.
+
+    Each finding has `path, line, column, cell, written, name, status,
+    replacement, guide` (`cell` is null outside notebooks; `guide` is relative
+    to `guide_root`); each error `path, kind, message, line, cell`; the summary
+    `files, findings, by_status, unparsed, unreadable`, `by_api` (a list of
+    `name, status, count, guide`) and `by_file` (a list of `path, findings,
+    verdict, because`).
+    """
+    document = {
+        "version": SCHEMA_VERSION,
+        "guide_root": GUIDE_ROOT,
+        "findings": [dataclasses.asdict(f) for f in report.findings],
+        "errors": [dataclasses.asdict(e) for e in report.errors],
+        "summary": report.summary(),
+    }
+    return json.dumps(document, indent=2) + "\n"

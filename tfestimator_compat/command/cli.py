@@ -1,0 +1,137 @@
+"""The `tfestimator-compat` command (also `python -m tfestimator_compat`).
+
+- `run [--tf1] PROGRAM.py|NOTEBOOK.ipynb [ARGS...]`: run a legacy program unchanged.
+- `check PATH... [--format json]`: report what a migration will meet.
+- `enable` / `disable` / `status [--site-dir DIR]`: the start-up hook that
+  activates the shim in every Python of this environment that imports TensorFlow.
+"""
+
+import argparse
+import sys
+from typing import List
+from typing import Optional
+from typing import Tuple
+
+from tfestimator_compat.command import check
+from tfestimator_compat.shim import auto_enable
+
+_PROG = "tfestimator-compat"
+_RUN_OPTIONS_WITH_VALUE = ("--output",)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=_PROG,
+        description="Run legacy tf.estimator programs on TensorFlow >= 2.16.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run = commands.add_parser(
+        "run",
+        help="run a program or notebook with tf.estimator available",
+        description=(
+            "Run PROGRAM as `python PROGRAM ARGS...` would, with tf.estimator available. "
+            "A .ipynb notebook runs on a Jupyter kernel with the shim active (the "
+            "`notebook` extra), cell by cell. Options go before PROGRAM; "
+            "everything after it is the program's."
+        ),
+    )
+    run.add_argument(
+        "--tf1",
+        action="store_true",
+        help="the program is TensorFlow 1.x code: its `import tensorflow` gives tf.compat.v1, "
+        "in graph mode",
+    )
+    run.add_argument(
+        "--output",
+        metavar="EXECUTED.ipynb",
+        help="for a notebook: write it, executed, with its outputs and figures",
+    )
+    run.add_argument("program", help="path to the .py program or .ipynb notebook")
+    run.add_argument("args", nargs="*", metavar="ARGS", help="arguments for the program")
+    check.add_check_arguments(
+        commands.add_parser("check", help="report what legacy code needs to migrate")
+    )
+    for name, text in (
+        ("enable", "activate the shim in every Python of this environment that imports TF"),
+        ("disable", "remove the start-up hook that `enable` installed"),
+        ("status", "tell whether the start-up hook is installed"),
+    ):
+        command = commands.add_parser(name, help=text, description=text)
+        command.add_argument(
+            "--site-dir",
+            help="the site directory for the hook (default: this environment's site-packages, "
+            f"{auto_enable.default_site_dir()})",
+        )
+    return parser
+
+
+def _split_run(argv: List[str]) -> Tuple[List[str], List[str]]:
+    """`run`'s own options up to the program path, and the program's arguments.
+
+    Everything after the program path belongs to the program, even `--help`.
+    """
+    index = 1
+    while index < len(argv):
+        if argv[index] == "--":
+            return [*argv[:index], *argv[index + 1 : index + 2]], argv[index + 2 :]
+        if argv[index] in _RUN_OPTIONS_WITH_VALUE:
+            index += 2
+            continue
+        if not argv[index].startswith("-"):
+            return argv[: index + 1], argv[index + 1 :]
+        index += 1
+    return argv, []
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Runs the command in `argv` (default `sys.argv[1:]`); returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    program_args = []
+    if argv and argv[0] == "run":
+        argv, program_args = _split_run(argv)
+    options = _parser().parse_args(argv)
+    if options.command == "run":
+        from tfestimator_compat.command.runner import run_program
+
+        return run_program(options.program, program_args, tf1=options.tf1, output=options.output)
+    if options.command == "check":
+        return check.run_check(options)
+    return _hook_command(options.command, options.site_dir)
+
+
+def _hook_command(command: str, site_dir: Optional[str]) -> int:
+    paths = auto_enable.hook_files(site_dir)
+    where = f" --site-dir {site_dir}" if site_dir else ""
+    try:
+        if command == "enable":
+            auto_enable.enable(site_dir)
+            print("Wrote:\n" + "".join(f"  {path}\n" for path in paths), end="")
+            print(
+                "Python in this environment now activates tf.estimator when a program imports "
+                f"TensorFlow (TFESTIMATOR_COMPAT_AUTO=0 skips it). Undo: {_PROG} disable{where}"
+            )
+        elif command == "disable":
+            removed = auto_enable.disable(site_dir)
+            if removed:
+                print("Removed:\n" + "".join(f"  {path}\n" for path in removed), end="")
+            else:
+                print(
+                    f"The start-up hook is not installed in {paths[0].parent}: nothing to remove."
+                )
+        else:
+            state = auto_enable.status(site_dir)
+            print(f"{state}: start-up hook in {paths[0].parent}")
+            if state == "outdated":
+                print(f"Run `{_PROG} enable{where}` to update it.")
+    except OSError as error:
+        print(
+            f"{_PROG} {command}: {error}. Use a virtual environment you can write to, "
+            "or --site-dir.",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Clusters: `TF_CONFIG`, `tf.distribute` strategies, parameter servers and their sessions."""

@@ -1,0 +1,1 @@
+"""What an Estimator keeps on disk: checkpoints, the Scaffold's savers, event files, text protos."""

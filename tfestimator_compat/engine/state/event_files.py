@@ -1,0 +1,125 @@
+"""Event files in `model_dir` and `eval_dir`, in the original's format.
+
+Values are written as v1 `Summary` protos (`simple_value` scalars), as the
+original Estimator wrote them, so TensorBoard and scripts that read
+`summary_iterator(...).summary.value[i].simple_value` see the same thing.
+"""
+
+import numpy as np
+import tensorflow as tf
+from google.protobuf import message
+from tensorflow.core.framework import summary_pb2
+
+from tfestimator_compat.engine import logs
+
+_writers = {}
+
+
+def writer_for(directory):
+    """One event-file writer per directory for the life of the process."""
+    if directory not in _writers:
+        _writers[directory] = tf.summary.create_file_writer(directory)
+    return _writers[directory]
+
+
+def write_summary(directory, summary, step, flush=True):
+    """Appends a serialized or proto `Summary` at `step`.
+
+    Training writes many and flushes at the end of `train()`; other writes flush
+    at once so readers see them immediately.
+    """
+    if isinstance(summary, summary_pb2.Summary):
+        summary = summary.SerializeToString()
+    writer = writer_for(directory)
+    with writer.as_default():
+        tf.summary.experimental.write_raw_pb(tf.constant(summary), step=int(step))
+    if flush:
+        writer.flush()
+
+
+def flush(directory):
+    writer_for(directory).flush()
+
+
+def read_events(path):
+    """The events of one event file, as a list; a corrupted tail is logged and skipped.
+
+    Read in full under `logs.internal_tf_calls()`: TensorFlow's reader prints
+    a deprecation notice the user did not cause and cannot act on.
+    """
+    events = []
+    with logs.internal_tf_calls():
+        try:
+            events.extend(tf.compat.v1.train.summary_iterator(path))
+        except tf.errors.DataLossError as error:
+            tf.compat.v1.logging.warning(
+                "Skipping the rest of %s, which is corrupted: %s", path, error
+            )
+    return events
+
+
+def write_graph(directory, graph_def):
+    """Adds the model_fn's graph to the events file, for TensorBoard's graph tab."""
+    writer = writer_for(directory)
+    with writer.as_default():
+        tf.summary.graph(graph_def)
+    writer.flush()
+
+
+def dict_to_summary(values):
+    """A `Summary` of the scalar and array entries of an evaluation result."""
+    summary = summary_pb2.Summary()
+    for key, value in sorted(values.items()):
+        if key == "global_step" or value is None:
+            continue
+        if isinstance(value, bytes):
+            _add_serialized_summary(summary, key, value)
+            continue
+        if isinstance(value, str):
+            continue
+        if isinstance(value, (tuple, list, dict)):
+            # A metric with a nested value is returned, not summarized, as in the original.
+            tf.compat.v1.logging.warning(
+                "Skipping summary for %s: a nested metric value has no summary form.", key
+            )
+            continue
+        array = np.asarray(value)
+        if array.ndim == 0 and np.issubdtype(array.dtype, np.number):
+            summary.value.add(tag=key, simple_value=float(array))
+        else:
+            summary.value.add(tag=key, tensor=tf.make_tensor_proto(array))
+    return summary
+
+
+def _add_serialized_summary(summary, key, serialized):
+    """A metric whose value is a serialized `Summary` (an image, a histogram) is
+    written as its values, tagged `<key>/<i>`, as the original wrote it."""
+    try:
+        metric_summary = summary_pb2.Summary.FromString(serialized)
+    except message.DecodeError:
+        tf.compat.v1.logging.warning(
+            "Skipping summary for %s: its value is bytes but not a serialized Summary.", key
+        )
+        return
+    for index, value in enumerate(metric_summary.value):
+        value.tag = f"{key}/{index}"
+        summary.value.append(value)
+
+
+def dict_to_str(values):
+    return ", ".join(
+        f"{key} = {value}" for key, value in sorted(values.items()) if not isinstance(value, bytes)
+    )
+
+
+def write_eval_results(directory, results, checkpoint_path):
+    """Writes evaluation metrics and the evaluated checkpoint's path."""
+    step = int(results["global_step"])
+    tf.compat.v1.logging.info("Saving dict for global step %d: %s", step, dict_to_str(results))
+    summary = dict_to_summary(results)
+    if checkpoint_path:
+        summary.value.add(
+            tag="checkpoint_path",
+            tensor=tf.make_tensor_proto(checkpoint_path, dtype=tf.string),
+        )
+    write_summary(directory, summary, step)
