@@ -5,7 +5,7 @@ builds a `tf.data` pipeline (shuffled per epoch, repeated, batched across
 epoch boundaries as the queue did) and returns `(features, labels)` tensors
 from a TF1 one-shot iterator, so it composes as before: an input_fn may call
 it and change the tensors it returns. The Estimator reads every batch of it
-(see `engine/input_fn.py`).
+(see `engine/inputs/input_fn.py`).
 """
 
 from typing import Any

@@ -35,7 +35,7 @@ def _default_initializer(initializer, scope, dtype):
     """The initializer a v1 layer's weight gets: the given one, else its
     variable scope's, else for a float weight Keras's `glorot_uniform`, not
     `get_variable`'s. That one seeds itself from Python's `random` module, not
-    from the graph's op seeds (see `engine/random_seeds.py`)."""
+    from the graph's op seeds (see `engine/tracing/random_seeds.py`)."""
     initializer = resolve(keras.initializers.get, initializer)
     if initializer is None:
         initializer = scope.initializer
