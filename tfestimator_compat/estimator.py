@@ -23,13 +23,14 @@ from tfestimator_compat.engine.distributed import parameter_servers
 from tfestimator_compat.engine.distributed import session_config
 from tfestimator_compat.engine.inputs.input_fn import call_input_fn
 from tfestimator_compat.engine.loop import stop_signal
+from tfestimator_compat.engine.loop.chunks import MAX_STEPS_PER_CALL
+from tfestimator_compat.engine.loop.chunks import ChunkRequest
 from tfestimator_compat.engine.loop.hook_runner import HookRunner
 from tfestimator_compat.engine.loop.hook_runner import SaverForHooks
 from tfestimator_compat.engine.loop.hook_runner import keras_callbacks
 from tfestimator_compat.engine.loop.hook_runner import session_hooks
 from tfestimator_compat.engine.loop.keras_adapter import ModelFnModel
 from tfestimator_compat.engine.loop.keras_callbacks import KerasCallbacks
-from tfestimator_compat.engine.loop.loop_callbacks import MAX_STEPS_PER_CALL
 from tfestimator_compat.engine.loop.loop_callbacks import EvaluationLoop
 from tfestimator_compat.engine.loop.loop_callbacks import TrainingLoop
 from tfestimator_compat.engine.state import checkpoints
@@ -285,18 +286,18 @@ class Estimator:
         if stop is not None:
             fetches[stop_signal.FETCH_KEY] = stop
         loop = loop_class(
-            runner,
-            fetches,
-            self._store.get("global_step"),
-            graph.global_step_read,
-            last_step,
-            saver,
-            config,
-            listeners,
-            graph.graph.as_graph_def(),
-            graph.summary_op,
-            self._max_steps_per_call(),
-            KerasCallbacks(keras_callbacks(all_hooks), model),
+            runner=runner,
+            base_fetches=fetches,
+            global_step=self._store.get("global_step"),
+            step_read=graph.global_step_read,
+            last_step=last_step,
+            saver=saver,
+            config=config,
+            saving_listeners=listeners,
+            graph_def=graph.graph.as_graph_def(),
+            summary_op=graph.summary_op,
+            max_steps_per_call=self._max_steps_per_call(),
+            callbacks=KerasCallbacks(keras_callbacks(all_hooks), model),
             end_of_input=graph.batch_free_train_function(),
         )
         tf.io.gfile.makedirs(config.model_dir)
@@ -354,7 +355,12 @@ class Estimator:
             checkpoint_path = self._initialize(graph, checkpoint_path, follow_latest)
         updates = graph.fetchable(graph.metric_update_op)
         callbacks = KerasCallbacks(keras_callbacks(all_hooks), model)
-        loop = EvaluationLoop(runner, {"loss": spec.loss, "updates": updates}, steps, callbacks)
+        loop = EvaluationLoop(
+            runner=runner,
+            base_fetches={"loss": spec.loss, "updates": updates},
+            steps=steps,
+            callbacks=callbacks,
+        )
         model.reset_eval_loss()
         with inputs.reading():
             runner.after_create_session()
@@ -404,11 +410,13 @@ class Estimator:
         self._initialize(graph, checkpoint_path, follow_latest)
 
         def before_batch():
-            model.set_fetches(dict({"predictions": predictions}, **runner.before_step()))
+            model.request_chunk(
+                ChunkRequest(fetches=dict({"predictions": predictions}, **runner.before_step()))
+            )
 
         callbacks = keras.callbacks.CallbackList(keras_callbacks(all_hooks), model=model)
         callbacks.on_predict_begin()
-        model.set_fetches({"predictions": predictions})
+        model.request_chunk(ChunkRequest(fetches={"predictions": predictions}))
         batches = model.predict_batches(inputs.dataset, before_batch if runner.hooks else None)
         with inputs.reading():
             runner.after_create_session()

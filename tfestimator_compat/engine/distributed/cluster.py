@@ -320,6 +320,7 @@ def _device_filters(task_type, task_id):
     }
     return filters.get(task_type)
 
+
 def is_ps_strategy(strategy) -> bool:
     """Whether `strategy` is a `ParameterServerStrategy` (the TF2 or the TF1 class)."""
     return isinstance(

@@ -146,7 +146,7 @@ def _run_call(coordinator, model, multi_step, iterator, num_workers):
     # Only a share's first step fetches the events (`CoordinatedTrainingLoop`).
     scheduled = [
         coordinator.schedule(multi_step, args=(iterator, tf.constant(share), tf.constant(share)))
-        for share in _shares(model.steps_per_call, num_workers)
+        for share in _shares(model.chunk_request.steps, num_workers)
     ]
     input_ended = False
     try:

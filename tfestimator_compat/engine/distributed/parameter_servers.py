@@ -63,7 +63,6 @@ _rounds_trained = 0
 _rounds_served = 0
 
 
-
 def in_ps_cluster(config) -> bool:
     """Whether this task belongs to a parameter-server cluster (the evaluator never does)."""
     if config.task_type == cluster_lib.EVALUATOR:

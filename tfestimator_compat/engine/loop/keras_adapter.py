@@ -5,7 +5,7 @@ The model owns no layers: the variables belong to the Estimator's
 `ModelFnGraph`. Each step calls that function on the batch with a set of
 fetches (the loss, the train op, metric updates, what hooks asked for); Keras
 supplies the loop, callbacks and data handling, and each call of the step
-function runs as many steps as the training loop asks for (`steps_per_call`)
+function runs the chunk of steps the training loop asks for (a `ChunkRequest`)
 in one `tf.function`, so checkpoints, summaries and hooks still land on
 exactly the steps they are due.
 
@@ -19,6 +19,8 @@ import keras
 import tensorflow as tf
 
 from tfestimator_compat.engine.loop import stop_signal
+from tfestimator_compat.engine.loop.chunks import ChunkRequest
+from tfestimator_compat.engine.loop.chunks import ChunkResult
 from tfestimator_compat.engine.tracing.model_fn_graph import cache_key
 
 
@@ -174,15 +176,10 @@ class ModelFnModel(keras.Model):
         self._unpack = unpack
         self.endless_input = endless_input
         self._steps = _StepFunctions()
-        self.first_outputs = None
-        self.last_outputs = None
-        self.last_steps_run = 0
+        self.chunk_request = None  # what the next call runs (`request_chunk`)
+        self.last_chunk = None  # what the last call returned (`record_call`)
         self.steps_run = 0
         self.calls = 0  # of the step function, for tests and benchmarks of chunking
-        self.steps_per_call = 1
-        # Every this many steps a step fetches what the first one does (None: only the first).
-        self.event_every = None
-        self.event_outputs = {}
         self._predict_iterator = None
         self._read_iterators = []  # what the current fit or evaluate reads
         with tf.init_scope():
@@ -244,23 +241,19 @@ class ModelFnModel(keras.Model):
             "export_saved_model are the whole model. See migration_guide/concepts.md."
         )
 
-    def set_fetches(self, fetches, first_step_fetches=None):
-        """What the steps of the next call run and return.
+    def request_chunk(self, request: ChunkRequest):
+        """Sets what the next call of the step function runs and returns.
 
-        Args:
-            fetches: dict of tensors and ops of the graph, for every step.
-            first_step_fetches: more of them for the call's first step only
-                (summaries and logged values are due on the step a call starts at).
-
-        Each combination gets its own traced function, cached, so
-        combinations that alternate trace once each. The extras are gated:
-        one function runs every step, computing them only when due.
+        Each combination of fetches gets its own traced function, cached, so
+        combinations that alternate trace once each. The first step's extras
+        are gated: one function runs every step, computing them only when due.
         """
+        self.chunk_request = request
         steps = self._steps
-        steps.fetches = dict(fetches)
+        steps.fetches = dict(request.fetches)
         steps.extras = {
             key: value
-            for key, value in (first_step_fetches or {}).items()
+            for key, value in request.first_step_fetches.items()
             if key not in steps.fetches
         }
         steps.first_fetches = dict(steps.fetches, **steps.extras)
@@ -394,7 +387,8 @@ class ModelFnModel(keras.Model):
             if not any(read is iterator for read in self._read_iterators):
                 self._read_iterators.append(iterator)
             multi_step = self._cached(kind, lambda: self._multi_step_function(step_function))
-            n, every = self.steps_per_call, self.event_every or self.steps_per_call
+            n = self.chunk_request.steps
+            every = self.chunk_request.event_every or n
             first, outputs, ran, events = multi_step(iterator, tf.constant(n), tf.constant(every))
             if int(ran) == 0:
                 raise StopIteration  # the input ended before this call
@@ -430,11 +424,8 @@ class ModelFnModel(keras.Model):
 
     def record_call(self, first, last, ran, events):
         """Keeps what a call of the multi-step function returned, for the loop callbacks."""
-        self.first_outputs = first
-        self.last_outputs = last
-        self.event_outputs = events
-        self.last_steps_run = int(ran)
-        self.steps_run += self.last_steps_run
+        self.last_chunk = ChunkResult(first=first, last=last, steps_run=int(ran), events=events)
+        self.steps_run += self.last_chunk.steps_run
         self.calls += 1
 
     def train_multi_step(self):

@@ -32,22 +32,21 @@ import time
 import keras
 import tensorflow as tf
 
+from tfestimator_compat.engine.loop import chunks
 from tfestimator_compat.engine.loop import stop_signal
+from tfestimator_compat.engine.loop.chunks import MAX_STEPS_PER_CALL
+from tfestimator_compat.engine.loop.chunks import ChunkRequest
 from tfestimator_compat.engine.loop.keras_callbacks import KerasCallbacks
 from tfestimator_compat.engine.state import event_files
 from tfestimator_compat.engine.state import text_protos
 
 _logging = tf.compat.v1.logging
-# Longest chunk when no event bounds it, so time-based saving stays prompt.
-MAX_STEPS_PER_CALL = 1000
-# About how long a chunk spanning several summary/log periods may run.
-SECONDS_PER_CALL = 1.0
 
 
 class _StepLoop(keras.callbacks.Callback):
     """Sets what each call fetches and how many steps it runs; drives hooks."""
 
-    def __init__(self, runner, base_fetches, callbacks=None):
+    def __init__(self, *, runner, base_fetches, callbacks=None):
         super().__init__()
         self._runner = runner
         self._base_fetches = dict(base_fetches)
@@ -57,21 +56,28 @@ class _StepLoop(keras.callbacks.Callback):
         """Whether a user Keras callback asks to see every step (batch) of this loop."""
         return False
 
-    def _prepare_call(self, steps, first_step_fetches=None):
+    def _prepare_call(self, steps, first_step_fetches=None, event_every=None):
+        """Hands the model the `ChunkRequest` of its next call."""
         first_step_fetches = dict(first_step_fetches or {})
         if self._runner.hooks:
             steps = 1
             first_step_fetches.update(self._runner.before_step())
         elif self._every_step():
             steps = 1
-        self.model.set_fetches(self._base_fetches, first_step_fetches)
-        self.model.steps_per_call = max(1, int(steps))
+        self.model.request_chunk(
+            ChunkRequest(
+                fetches=self._base_fetches,
+                first_step_fetches=first_step_fetches,
+                steps=max(1, int(steps)),
+                event_every=event_every,
+            )
+        )
 
     def _finish_call(self, which=slice(None)):
         """Runs the hooks' `after_run` (those `which` selects); True when one asked to stop."""
         if not self._runner.hooks:
             return False
-        return self._runner.after_step(self.model.first_outputs, which)
+        return self._runner.after_step(self.model.last_chunk.first, which)
 
 
 class TrainingLoop(_StepLoop):
@@ -97,6 +103,7 @@ class TrainingLoop(_StepLoop):
 
     def __init__(
         self,
+        *,
         runner,
         base_fetches,
         global_step,
@@ -111,7 +118,7 @@ class TrainingLoop(_StepLoop):
         callbacks=None,
         end_of_input=None,
     ):
-        super().__init__(runner, base_fetches, callbacks)
+        super().__init__(runner=runner, base_fetches=base_fetches, callbacks=callbacks)
         self._end_of_input = end_of_input
         self._step_read = step_read
         self._max_steps_per_call = max_steps_per_call
@@ -156,24 +163,21 @@ class TrainingLoop(_StepLoop):
         self._runner.after_create_session()
 
     def on_train_batch_begin(self, batch, logs=None):
-        # Bounds count global steps until each event.
-        bounds = []
         periodic = [(self._next_log, self._config.log_step_count_steps)]
         if self._summary_op is not None:
             periodic.append((self._next_summary, self._config.save_summary_steps))
         every = self._shared_period(periodic)
-        if every is None:
-            for due, period in periodic:
-                # An event due now is fetched by this call's first step; the
-                # call then ends before the next one.
-                bounds.append(due - self.step if due > self.step else period)
-        else:
-            bounds.append(every * self._periods_per_call(every))
-        if self._last_step is not None:
-            bounds.append(self._last_step - self.step)
+        next_checkpoint = None
         if self._saver is not None and self._config.save_checkpoints_steps:
-            last_saved = self._saver.last_saved_step
-            bounds.append(last_saved + self._config.save_checkpoints_steps - self.step)
+            next_checkpoint = self._saver.last_saved_step + self._config.save_checkpoints_steps
+        global_steps = chunks.global_steps_to_next_event(
+            self.step,
+            periodic,
+            every,
+            chunks.periods_per_call(self._steps_per_sec, every) if every is not None else 1,
+            self._last_step,
+            next_checkpoint,
+        )
         first_step_fetches = {}
         if self._summary_op is not None and self._next_summary <= self.step:
             first_step_fetches["summary"] = self._summary_op
@@ -181,8 +185,10 @@ class TrainingLoop(_StepLoop):
             first_step_fetches["logged_loss"] = self._base_fetches["loss"]
         if first_step_fetches:
             first_step_fetches["event_step"] = self._step_read
-        self.model.event_every = every
-        self._prepare_call(self._steps_for(min(bounds, default=None)), first_step_fetches)
+        steps = chunks.steps_for(
+            global_steps, self._global_steps_per_step(), self._max_steps_per_call
+        )
+        self._prepare_call(steps, first_step_fetches, event_every=every)
         self._callbacks.train_batch_begin(self.step)
         self._call_started = time.time()
 
@@ -197,51 +203,23 @@ class TrainingLoop(_StepLoop):
             return 1.0
         return (self.step - self._start_step) / self._steps_run
 
-    def _steps_for(self, global_steps):
-        """How many steps the next call runs to advance `global_steps` (None: no
-        event bounds it)."""
-        if global_steps is None:
-            return self._max_steps_per_call
-        # A call must not run past an event when steps advance the global step
-        # unevenly (k-means steps that only choose centers advance it by none,
-        # the rest by one): an average below one per step counts as one, and
-        # the count rounds down. Steps advancing it by fewer (accumulating
-        # batches) then take a few more calls to reach the event, never fewer.
-        per_step = max(self._global_steps_per_step(), 1.0)
-        return max(1, min(self._max_steps_per_call, math.floor(global_steps / per_step + 1e-9)))
-
     def _shared_period(self, periodic):
-        """The period of the summaries and logs when all are due now at one period.
-
-        Only then may a chunk span several of them (steps at multiples of the
-        period fetch them); hooks see each step, so with hooks it never does.
-        Nor does it when steps do not advance the global step by one each (a
-        train op that steps it twice, or once per accumulated batch): periods
-        count global steps.
-        """
-        periods = {period for _, period in periodic}
-        due_now = all(due <= self.step for due, _ in periodic)
-        if len(periods) != 1 or not due_now or self._runner.hooks:
-            return None
-        return periods.pop() if self._global_steps_per_step() == 1 else None
-
-    def _periods_per_call(self, every):
-        """How many event periods the next chunk may span, from the measured speed."""
-        if not self._steps_per_sec:
-            return 1
-        return max(1, int(self._steps_per_sec * SECONDS_PER_CALL) // every)
+        """The summaries' and logs' shared period when a chunk may span several of them."""
+        return chunks.shared_period(
+            periodic, self.step, bool(self._runner.hooks), self._global_steps_per_step()
+        )
 
     def on_train_batch_end(self, batch, logs=None):
-        model = self.model
-        first, last = model.first_outputs, model.last_outputs
+        chunk = self.model.last_chunk
+        first, last = chunk.first, chunk.last
         # The step this call started at, as the original's hooks saw it.
         first_step, self.step = self.step, int(self._global_step.numpy())
-        self._steps_run += model.last_steps_run
+        self._steps_run += chunk.steps_run
         elapsed = time.time() - self._call_started
         if elapsed > 0:
-            self._steps_per_sec = model.last_steps_run / elapsed
+            self._steps_per_sec = chunk.steps_run / elapsed
         self.loss = last["loss"].numpy()
-        events = self._events_of_call(first_step, first, model.event_outputs)
+        events = self._events_of_call(first_step, first, chunk.events)
         losses = [first["loss"].numpy(), self.loss]
         losses += [fetched["logged_loss"] for _, fetched in events if "logged_loss" in fetched]
         # The original's CheckpointSaverHook ran first among the hooks: a due
@@ -254,7 +232,7 @@ class TrainingLoop(_StepLoop):
             _logging.error("Model diverged with loss = NaN.")
             raise tf.compat.v1.train.NanLossDuringTrainingError
         stop = self._finish_call(slice(split, None)) or stop
-        self._callbacks.train_batch_end(first_step, self.loss, model.last_steps_run)
+        self._callbacks.train_batch_end(first_step, self.loss, chunk.steps_run)
         if saved:
             self._callbacks.epoch_end(self._epoch_logs())
         advance = round(self._global_steps_per_step())
@@ -370,8 +348,8 @@ class EvaluationLoop(_StepLoop):
         callbacks: the user's Keras callbacks (`KerasCallbacks`), or None.
     """
 
-    def __init__(self, runner, base_fetches, steps=None, callbacks=None):
-        super().__init__(runner, base_fetches, callbacks)
+    def __init__(self, *, runner, base_fetches, steps=None, callbacks=None):
+        super().__init__(runner=runner, base_fetches=base_fetches, callbacks=callbacks)
         self._steps = steps
         self.evaluated = 0
 
@@ -384,8 +362,9 @@ class EvaluationLoop(_StepLoop):
         self._callbacks.test_batch_begin(self.evaluated)
 
     def on_test_batch_end(self, batch, logs=None):
-        self._callbacks.test_batch_end(self.evaluated, self.model.last_outputs["loss"])
-        self.evaluated += self.model.last_steps_run
+        chunk = self.model.last_chunk
+        self._callbacks.test_batch_end(self.evaluated, chunk.last["loss"])
+        self.evaluated += chunk.steps_run
         stop = self._finish_call()
         if stop or (self._steps is not None and self.evaluated >= self._steps):
             self.model.stop_evaluating = True
