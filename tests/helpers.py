@@ -53,7 +53,7 @@ def classifier_model_fn(features, labels, mode, params):
 
 def step_function_calls(estimator, mode=est.ModeKeys.TRAIN):
     """How many times the step function of `mode` ran: steps are chunked into calls."""
-    return sum(model.calls for key, (_, model) in estimator._reusable.items() if key[0] == mode)
+    return estimator._model_state.calls_of(mode)
 
 
 def fixture_generator(folder):

@@ -179,11 +179,11 @@ def test_serving_input_receiver_forms_and_alternatives(trained, tmp_path):
     list(
         tensor_estimator.predict(lambda: tf.data.Dataset.from_tensors(np.ones((1, 3), np.float32)))
     )
-    tensor_estimator._store.get("global_step")
+    tensor_estimator._model_state.store.get("global_step")
     checkpoint = tf.compat.v1.train.Saver(
         var_list={
-            "w": tensor_estimator._store.get("w"),
-            "global_step": tensor_estimator._store.get("global_step"),
+            "w": tensor_estimator._model_state.store.get("w"),
+            "global_step": tensor_estimator._model_state.store.get("global_step"),
         }
     ).save(None, str(tmp_path / "tensor_model" / "model.ckpt"), global_step=0)
 

@@ -206,7 +206,7 @@ def test_a_weights_file_loads_back_into_the_estimators_model(model_dir, tmp_path
     path = str(tmp_path / "weights.weights.h5")
     saver = keras.callbacks.ModelCheckpoint(path, save_weights_only=True)
     estimator.train(dataset_input_fn(repeat=True), steps=5, hooks=[saver])
-    _, model = next(iter(estimator._reusable.values()))
+    model = estimator._model_state.models()[0]
     before = model.get_weights()
     model.set_weights([np.zeros_like(value) for value in before])
     model.load_weights(path)

@@ -110,7 +110,7 @@ def test_each_optimizer_slot_is_read_from_the_keys_tf215_wrote(optimizer, name, 
     model = keras.Model(inputs, keras.layers.Dense(1, name="out")(inputs))
     model.compile(optimizer, "mse")
     estimator = est.model_to_estimator(keras_model=model)
-    aliases = {key for keys in estimator._key_aliases.aliases.values() for key in keys}
+    aliases = {key for keys in estimator._model_state.key_aliases.aliases.values() for key in keys}
     object_slot = (
         "layer_with_weights-0/kernel/.OPTIMIZER_SLOT/optimizer/{}/.ATTRIBUTES/VARIABLE_VALUE"
     )

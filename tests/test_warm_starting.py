@@ -31,7 +31,7 @@ def evaluate_with(tmp_path, warm_start_from, model_fn=classifier_model_fn):
 
 
 def kernel_of(estimator, name="dense/kernel"):
-    return estimator._store.get(name).numpy()
+    return estimator._model_state.store.get(name).numpy()
 
 
 def test_from_a_checkpoint_directory(tmp_path, source_dir):

@@ -29,20 +29,17 @@ from tfestimator_compat.engine.loop.hook_runner import HookRunner
 from tfestimator_compat.engine.loop.hook_runner import SaverForHooks
 from tfestimator_compat.engine.loop.hook_runner import keras_callbacks
 from tfestimator_compat.engine.loop.hook_runner import session_hooks
-from tfestimator_compat.engine.loop.keras_adapter import ModelFnModel
 from tfestimator_compat.engine.loop.keras_callbacks import KerasCallbacks
 from tfestimator_compat.engine.loop.loop_callbacks import EvaluationLoop
 from tfestimator_compat.engine.loop.loop_callbacks import TrainingLoop
+from tfestimator_compat.engine.model_state import ModelState
 from tfestimator_compat.engine.state import checkpoints
 from tfestimator_compat.engine.state import event_files
-from tfestimator_compat.engine.state import object_checkpoints
 from tfestimator_compat.engine.state import scaffold
 from tfestimator_compat.engine.tracing import fn_args
 from tfestimator_compat.engine.tracing.eager import in_eager_mode
 from tfestimator_compat.engine.tracing.model_fn_graph import ModelFnGraph
 from tfestimator_compat.engine.tracing.model_fn_graph import placeholder_inputs
-from tfestimator_compat.engine.variables import variable_store
-from tfestimator_compat.engine.variables.variable_store import VariableStore
 from tfestimator_compat.export import graph_saved_model
 from tfestimator_compat.export import saved_model as export_lib
 from tfestimator_compat.export.saved_model import ReceiverInputs
@@ -90,11 +87,7 @@ class Estimator:
         self._model_fn = model_fn
         self._params = copy.deepcopy(params or {})
         self._warm_start_settings = warm_starting.settings_from(warm_start_from)
-        # Other keys restores may find variables under (`checkpoints.KeyAliases`):
-        # model_to_estimator reads the original's layouts through them.
-        self._key_aliases = None
-        self._reusable = {}
-        self._fresh_variables()
+        self._model_state = ModelState(self._config, self._warm_start())
         _logging.info("Using config: %s", {k: v for k, v in vars(self._config).items()})
 
     @property
@@ -136,6 +129,13 @@ class Estimator:
         """Value of a variable in the newest checkpoint, as numpy."""
         self._require_checkpoint()
         return tf.train.load_variable(self.model_dir, name)
+
+    def _warm_start(self):
+        """`warm_start(store, trainable_names)` for the model's state, or None."""
+        settings = self._warm_start_settings
+        if settings is None:
+            return None
+        return lambda store, trainable: warm_starting.warm_start(settings, store, trainable)
 
     def _require_checkpoint(self):
         if not self.latest_checkpoint():
@@ -182,7 +182,7 @@ class Estimator:
         if parameter_servers.in_ps_cluster(self._config):
             return self._train_with_parameter_servers(input_fn, hooks, listeners, latest, last_step)
         with distribution.writing_config(self._config) as config:
-            self._start_from(latest)
+            self._model_state.start_from(latest)
             inputs = self._call_input_fn(input_fn, ModeKeys.TRAIN)
             return self._train_writing_to(
                 config, inputs, hooks, listeners, latest, last_step, steps=steps
@@ -202,8 +202,7 @@ class Estimator:
             return None
         strategy = parameter_servers.chief_strategy(config, config.session_creation_timeout_secs)
         coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
-        self._store = VariableStore(strategy, seed=config.tf_random_seed)
-        self._reusable.clear()
+        self._model_state.place_variables_with(strategy)
         try:
             with parameter_servers.tf1_partitioning(strategy):
                 params = self._params_for(ModeKeys.TRAIN)
@@ -228,7 +227,7 @@ class Estimator:
             parameter_servers.tell_serving_tasks_chief_is_done(config)
             return loss
         finally:
-            self._fresh_variables()
+            self._model_state.fresh_variables()
 
     def _train_writing_to(
         self,
@@ -248,6 +247,7 @@ class Estimator:
         counts from the global step restored, as the original's StopAtStepHook
         did: a checkpoint may keep it under another key than `global_step`.
         """
+        state = self._model_state
         graph, model = self._traced(ModeKeys.TRAIN, inputs)
         spec = graph.spec
         saving = bool(config.save_checkpoints_steps or config.save_checkpoints_secs)
@@ -270,16 +270,16 @@ class Estimator:
         for listener in listeners:
             listener.begin()
         runner.begin()
-        self._initialize(graph, latest)
+        state.initialize(graph, latest)
         if steps is not None:
-            last_step = int(self._store.get("global_step").numpy()) + steps
-        self._store_trained = True
-        saver = self._checkpoint_saver(graph, config) if saving else None
+            last_step = int(state.store.get("global_step").numpy()) + steps
+        state.mark_trained()
+        saver = state.checkpoint_saver(graph, config) if saving else None
         savers = graph.graph.get_collection(tf.compat.v1.GraphKeys.SAVERS)
         if not any(isinstance(saver, SaverForHooks) for saver in savers):
             # Once per traced graph: a reused one already has it.
             graph.graph.add_to_collection(
-                tf.compat.v1.GraphKeys.SAVERS, SaverForHooks(self._variables_of(graph))
+                tf.compat.v1.GraphKeys.SAVERS, SaverForHooks(state.variables_of(graph))
             )
         fetches = {"loss": spec.loss, "train_op": spec.train_op}
         stop = stop_signal.stop_signal(graph.graph)
@@ -288,7 +288,7 @@ class Estimator:
         loop = loop_class(
             runner=runner,
             base_fetches=fetches,
-            global_step=self._store.get("global_step"),
+            global_step=state.store.get("global_step"),
             step_read=graph.global_step_read,
             last_step=last_step,
             saver=saver,
@@ -331,8 +331,9 @@ class Estimator:
     ):
         """Evaluates `checkpoint_path`, or the variables as they are when `in_memory`."""
         hooks = _check_hooks(hooks)
+        state = self._model_state
         if not in_memory:
-            self._start_from(checkpoint_path)
+            state.start_from(checkpoint_path)
         inputs = self._call_input_fn(input_fn, ModeKeys.EVAL)
         inputs.warn_if_evaluation_never_ends(steps)
         graph, model = self._traced(ModeKeys.EVAL, inputs)
@@ -345,14 +346,14 @@ class Estimator:
                     "already defines a default metric with the same name. Rename it in "
                     "the model_fn's eval_metric_ops."
                 )
-        self._store.reset_local_variables()
+        state.store.reset_local_variables()
         all_hooks = hooks + list(spec.evaluation_hooks)
         runner = HookRunner(session_hooks(all_hooks), graph, inputs.session)
         runner.begin()
         if in_memory:
             scaffold.check_in_memory(graph)
         else:
-            checkpoint_path = self._initialize(graph, checkpoint_path, follow_latest)
+            checkpoint_path = state.initialize(graph, checkpoint_path, follow_latest)
         updates = graph.fetchable(graph.metric_update_op)
         callbacks = KerasCallbacks(keras_callbacks(all_hooks), model)
         loop = EvaluationLoop(
@@ -399,7 +400,8 @@ class Estimator:
         hooks = _check_hooks(hooks)
         follow_latest = not checkpoint_path
         checkpoint_path = self._checkpoint_for("predict", checkpoint_path)
-        self._start_from(checkpoint_path)
+        state = self._model_state
+        state.start_from(checkpoint_path)
         inputs = self._call_input_fn(input_fn, ModeKeys.PREDICT)
         inputs = inputs.features_only()
         graph, model = self._traced(ModeKeys.PREDICT, inputs)
@@ -407,7 +409,7 @@ class Estimator:
         all_hooks = hooks + list(graph.spec.prediction_hooks)
         runner = HookRunner(session_hooks(all_hooks), graph, inputs.session)
         runner.begin()
-        self._initialize(graph, checkpoint_path, follow_latest)
+        state.initialize(graph, checkpoint_path, follow_latest)
 
         def before_batch():
             model.request_chunk(
@@ -541,11 +543,11 @@ class Estimator:
             self._model_fn,
             mode,
             inputs,
-            self._store,
+            self._model_state.store,
             self._params_for(mode, export=True),
             self.config,
         )
-        self._restore_from(graph, checkpoint_path)
+        self._model_state.restore_from(graph, checkpoint_path)
         return graph, inputs.receiver
 
     def _params_for(self, mode, export=False):
@@ -572,24 +574,6 @@ class Estimator:
         """The most training steps one call of the step function may run."""
         return MAX_STEPS_PER_CALL
 
-    def _fresh_variables(self):
-        """Starts over with a new, empty variable store (and no traces of the old one)."""
-        self._store = VariableStore(
-            distribution.variable_strategy(self._config), seed=self._config.tf_random_seed
-        )
-        self._store_trained = False
-        self._reusable.clear()
-
-    def _start_from(self, checkpoint_path):
-        """Makes a call without a checkpoint start from initial values, as in the original.
-
-        The original built a fresh graph per call, so with no checkpoint to
-        restore (checkpointing off) every call started from scratch at step 0.
-        Variables a previous `train()` changed are dropped for new ones then.
-        """
-        if checkpoint_path is None and self._store_trained:
-            self._fresh_variables()
-
     def _checkpoint_for(self, action, checkpoint_path):
         if checkpoint_path:
             return checkpoint_path
@@ -603,148 +587,23 @@ class Estimator:
         return latest
 
     def _traced(self, mode, inputs):
-        """The traced model_fn and its Keras model for train(), evaluate() or predict().
-
-        They are reused by later calls with the same input signature: tracing
-        and the first run of new functions cost more than the original's graph
-        building. A model_fn that returns hooks is traced on every call, so
-        its hooks are fresh objects each time, as in the original.
-        """
-        key = (mode, inputs.trace_key)
-        if key in self._reusable:
-            graph, model = self._reusable[key]
-            graph.random_ops.restart()
-            return graph, model
-        graph = self._trace(mode, inputs)
-        model = ModelFnModel(graph, inputs.unpack, inputs.endless)
-        model.compile()
-        model.weights_by_name = {
-            name: variable
-            for name, variable in self._variables_of(graph).items()
-            if name != "global_step" and not variable_store.is_table(variable)
-        }
-        spec = graph.spec
-        hooks = (
-            spec.training_hooks
-            or spec.training_chief_hooks
-            or spec.evaluation_hooks
-            or spec.prediction_hooks
-        )
-        if not hooks:
-            self._reusable[key] = (graph, model)
-        return graph, model
+        """The model_fn traced for `mode` on `inputs`, and its Keras model (reused if it can be)."""
+        return self._model_state.traced(mode, inputs, lambda: self._trace(mode, inputs))
 
     def _trace(self, mode, inputs):
         return ModelFnGraph(
             self._model_fn,
             mode,
             placeholder_inputs(inputs.features_spec, inputs.labels_spec),
-            self._store,
+            self._model_state.store,
             self._params_for(mode),
             self.config,
             self._strategy_for(mode),
             first_op_seed=inputs.op_seeds,
             # A parameter server's workers run the steps where this process's
             # counters are not: their random ops keep their kernels.
-            restartable_random_ops=not self._store.on_parameter_servers,
+            restartable_random_ops=not self._model_state.store.on_parameter_servers,
         )
-
-    def _variables_of(self, graph):
-        """Name -> variable of the checkpointed variables `graph` uses (or that the
-        Scaffold's Saver names, under its keys)."""
-        by_scaffold = scaffold.saved_variables(graph.spec.scaffold.saver, self._store)
-        if by_scaffold is not None:
-            return by_scaffold
-        in_graph = self._store.names_of(
-            graph.collections.get(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, [])
-        )
-        saved = self._store.global_variables()
-        variables = {name: saved[name] for name in sorted(set(in_graph)) if name in saved}
-        tables = self._store.tables_of(graph.collections.get(variable_store.TABLES, []))
-        return {**variables, **tables}
-
-    def _initialize(self, graph, checkpoint_path, follow_latest=False):
-        """Restores `graph`'s variables, or initializes them when there is no checkpoint,
-        then runs the Scaffold's local init and readiness checks.
-
-        With `follow_latest`, a checkpoint that a concurrent training job
-        deleted (keep_checkpoint_max) while this call was starting is replaced
-        by the newest one. Returns the checkpoint restored, or None.
-        """
-        if checkpoint_path:
-            checkpoint_path = self._restore(graph, checkpoint_path, follow_latest)
-            restored = self._store.names_of(self._restorable_variables(graph))
-            source = f"restoring {checkpoint_path}"
-            scaffold.make_ready(graph, self._store, restored, source)
-            return checkpoint_path
-        initialized = scaffold.run_init_op(graph, self._store)
-        if graph.spec.scaffold.init_op is None:
-            self._initialize_variables(graph)
-        scaffold.run_init_fn(graph)
-        source = "initialization" if initialized is None else "the Scaffold's init_op"
-        scaffold.make_ready(graph, self._store, initialized, source)
-        return None
-
-    def _restore(self, graph, checkpoint_path, follow_latest):
-        # Each retry means a newer checkpoint exists: a trainer saving every
-        # few steps with a small keep_checkpoint_max can outrun a few.
-        for _ in range(_RESTORE_ATTEMPTS):
-            try:
-                self._restore_from(graph, checkpoint_path)
-                return checkpoint_path
-            except (tf.errors.OpError, ValueError):
-                # Whatever the reader says of a file deleted under it (NotFoundError,
-                # DataLossError, or a bare OpError "No such file"), `incomplete`
-                # decides: only a checkpoint that vanished is retried.
-                vanished = checkpoints.incomplete(checkpoint_path) is not None
-                newest = self.latest_checkpoint() if follow_latest and vanished else None
-                if newest is None or newest == checkpoint_path:
-                    raise
-                checkpoint_path = newest
-        raise ValueError(f"Checkpoints in {self.model_dir} keep vanishing while restoring.")
-
-    def _checkpoint_saver(self, graph, config):
-        """What writes `graph`'s checkpoints: by TF1 names, or by the Scaffold's
-        `tf.train.Checkpoint`."""
-        saver = graph.spec.scaffold.saver
-        if object_checkpoints.is_object_saver(saver):
-            stand_ins = object_checkpoints.stand_ins(saver, self._store, graph.graph)
-            counters = object_checkpoints.step_counters(saver, graph.graph)
-            return object_checkpoints.ObjectCheckpointSaver(
-                config.model_dir, saver, stand_ins, counters
-            )
-        return checkpoints.CheckpointSaver(
-            config.model_dir,
-            self._variables_of(graph),
-            *scaffold.checkpoints_to_keep(saver, config),
-        )
-
-    def _restore_from(self, graph, checkpoint_path):
-        saver = graph.spec.scaffold.saver
-        if object_checkpoints.is_object_saver(saver):
-            stand_ins = object_checkpoints.stand_ins(saver, self._store, graph.graph)
-            object_checkpoints.restore(checkpoint_path, saver, stand_ins)
-        elif not scaffold.restore_with_custom_saver(graph, checkpoint_path):
-            checkpoints.restore(checkpoint_path, self._variables_of(graph), self._key_aliases)
-
-    def _restorable_variables(self, graph):
-        """The variables a restore gives values to (a `tf.train.Checkpoint` may reach fewer)."""
-        saver = graph.spec.scaffold.saver
-        if object_checkpoints.is_object_saver(saver):
-            stand_ins = object_checkpoints.stand_ins(saver, self._store, graph.graph)
-            return object_checkpoints.reachable_variables(saver) + list(stand_ins.values())
-        return list(self._variables_of(graph).values())
-
-    def _initialize_variables(self, graph):
-        """The default initialization: initial values (already theirs), warm-starting,
-        `init_from_checkpoint` in the model_fn."""
-        if self._warm_start_settings is not None:
-            trainable = self._store.names_of(
-                graph.collections.get(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, [])
-            )
-            warm_starting.warm_start(self._warm_start_settings, self._store, trainable)
-        if graph.initializer_overrides is not None:
-            graph.value_function(graph.initializer_overrides)()
 
 
 def _config_with_model_dir(config, model_dir):

@@ -137,7 +137,7 @@ def model_to_estimator(
     elif keras_model.built and config.is_chief:
         warm_start = _save_first_checkpoint(keras_model, names, config.model_dir)
     estimator = Estimator(model_fn, config=config, warm_start_from=warm_start)
-    estimator._key_aliases = aliases  # noqa: SLF001 - the Estimator's restores read them
+    estimator._model_state.key_aliases = aliases  # noqa: SLF001 - the Estimator's restores read them
     return estimator
 
 

@@ -90,7 +90,7 @@ def export(
     signatures, model_signature_defs, tags_of = {}, {}, {}
     for mode, receiver_fn in receiver_fns.items():
         graph, receiver = estimator._trace_for_export(mode, receiver_fn, checkpoint_path)
-        module.variables_by_name.update(estimator._variables_of(graph))
+        module.variables_by_name.update(estimator._model_state.variables_of(graph))
         # Metric and other local variables a model_fn made (before branching on
         # mode, say) are read by the signatures too; the original's loader
         # initialized them. Tracked here, they are saved at their initial values.
