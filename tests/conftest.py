@@ -8,6 +8,9 @@ import tfestimator_compat  # noqa: E402
 
 tfestimator_compat.install()
 
+# The shared checks in helpers.py report their failures as a test's own asserts do.
+pytest.register_assert_rewrite("helpers")
+
 
 @pytest.fixture
 def model_dir(tmp_path):

@@ -1,9 +1,21 @@
-"""Small real models and inputs shared by the tests."""
+"""Small real models and inputs shared by the tests, and the fixtures' loaders and checks."""
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import types
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 import tfestimator_compat as est
+from tfestimator_compat import canned
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 
 # tf_keras with TF_USE_LEGACY_KERAS=1: `tf.keras` names are tf_keras's own classes.
 LEGACY_KERAS_MODE = tf.keras.layers.Dense.__module__.startswith("tf_keras")
@@ -56,20 +68,76 @@ def step_function_calls(estimator, mode=est.ModeKeys.TRAIN):
     return estimator._model_state.calls_of(mode)
 
 
+def module_from_file(path, name):
+    """The Python file at `path` imported as the module `name` (not added to sys.modules)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def fixture_generator(folder):
     """The `make_fixture.py` of `tests/fixtures/<folder>`, imported as a module.
 
     The generators run under the original (TF 2.15); tests reuse their model
     and input definitions so both sides build the same thing.
     """
-    import importlib.util
-    import os
+    path = os.path.join(FIXTURES, folder, "make_fixture.py")
+    return module_from_file(path, f"{folder}_make_fixture")
 
-    path = os.path.join(os.path.dirname(__file__), "fixtures", folder, "make_fixture.py")
-    spec = importlib.util.spec_from_file_location(f"{folder}_make_fixture", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+
+def fixture_expected(folder):
+    """What the original computed, as `tests/fixtures/<folder>/make_fixture.py` wrote it
+    (`expected.json`)."""
+    with open(os.path.join(FIXTURES, folder, "expected.json")) as f:
+        return json.load(f)
+
+
+def copy_of_fixture(folder, name, directory):
+    """A copy of the model_dir `tests/fixtures/<folder>/<name>` in `directory`, to train on."""
+    model_dir = os.path.join(str(directory), name)
+    shutil.copytree(os.path.join(FIXTURES, folder, name), model_dir)
+    return model_dir
+
+
+def canned_estimators():
+    """`tf.estimator` as the canned fixture scripts use it, made of this package's classes."""
+    return types.SimpleNamespace(
+        RunConfig=est.RunConfig, **{name: getattr(canned, name) for name in canned.__all__}
+    )
+
+
+def assert_metrics_match(metrics, expected, tolerance=1e-4):
+    """`evaluate`'s metrics are the original's: the same keys, each value within `tolerance`."""
+    assert sorted(metrics) == sorted(expected)
+    for key, value in expected.items():
+        assert float(metrics[key]) == pytest.approx(value, abs=tolerance), key
+
+
+def assert_predictions_match(predictions, expected, jsonable, tolerance=1e-4):
+    """Each key of the original's `predict_first5` in `predictions` (made JSON-like by the
+    fixture's `jsonable`): strings equal, numbers within `tolerance`."""
+    for key, values in expected.items():
+        got = [jsonable(p[key]) for p in predictions]
+        if isinstance(values[0][0], str):
+            assert got == values, key
+        else:
+            np.testing.assert_allclose(np.array(got, float), values, atol=tolerance, err_msg=key)
+
+
+def assert_variables_match(estimator, expected):
+    """The estimator's variables are the original's: the same names, values within 1e-4."""
+    assert sorted(estimator.get_variable_names()) == sorted(expected)
+    for name, value in expected.items():
+        np.testing.assert_allclose(
+            estimator.get_variable_value(name), value, rtol=1e-4, atol=1e-5, err_msg=name
+        )
+
+
+def run_command(*args, **kwargs):
+    """`python -m tfestimator_compat <args>` in a new process, its output captured as text."""
+    command = [sys.executable, "-m", "tfestimator_compat", *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, **kwargs)
 
 
 class FetchByName(tf.compat.v1.train.SessionRunHook):

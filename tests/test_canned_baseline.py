@@ -5,29 +5,24 @@ tensorflow-estimator 2.15 had after training them (`fixtures/canned/make_fixture
 which explains the one-batch shift of the original's input).
 """
 
-import json
-import os
 import tempfile
-import types
 
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import assert_metrics_match
+from helpers import assert_predictions_match
+from helpers import assert_variables_match
+from helpers import canned_estimators
+from helpers import fixture_expected
 from helpers import fixture_generator
 
-import tfestimator_compat as est
 from tfestimator_compat import canned
 from tfestimator_compat import head as head_lib
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "canned")
-
-
 fixture = fixture_generator("canned")
-with open(os.path.join(FIXTURES, "expected.json")) as f:
-    EXPECTED = json.load(f)
-ESTIMATORS = types.SimpleNamespace(
-    RunConfig=est.RunConfig, **{name: getattr(canned, name) for name in canned.__all__}
-)
+EXPECTED = fixture_expected("canned")
+ESTIMATORS = canned_estimators()
 
 
 @pytest.mark.parametrize("model", ["baseline_classifier", "baseline_regressor"])
@@ -35,23 +30,11 @@ def test_training_from_scratch_reproduces_the_original(model):
     estimator = fixture.make_estimator(ESTIMATORS, model, tempfile.mkdtemp())
     estimator.train(fixture.train_input_fn(model, original=False), steps=fixture.TRAIN_STEPS)
     expected = EXPECTED[model]
-    assert sorted(estimator.get_variable_names()) == sorted(expected["trained"])
-    for name, value in expected["trained"].items():
-        np.testing.assert_allclose(
-            estimator.get_variable_value(name), value, rtol=1e-4, atol=1e-5, err_msg=name
-        )
+    assert_variables_match(estimator, expected["trained"])
     input_fn = fixture.eval_input_fn(model, original=False)
-    metrics = estimator.evaluate(input_fn)
-    assert sorted(metrics) == sorted(expected["evaluate"])
-    for key, value in expected["evaluate"].items():
-        assert float(metrics[key]) == pytest.approx(value, abs=1e-4), key
+    assert_metrics_match(estimator.evaluate(input_fn), expected["evaluate"])
     predictions = list(estimator.predict(input_fn))[:5]
-    for key, values in expected["predict_first5"].items():
-        got = [fixture.jsonable(p[key]) for p in predictions]
-        if isinstance(values[0][0], str):
-            assert got == values, key
-        else:
-            np.testing.assert_allclose(np.array(got, float), values, atol=1e-4, err_msg=key)
+    assert_predictions_match(predictions, expected["predict_first5"], fixture.jsonable)
 
 
 def test_classifier_learns_the_class_prior_whatever_the_features(model_dir):
