@@ -5,15 +5,16 @@
 on from it, and check names and arguments against what the original did.
 """
 
-import json
-import os
-import shutil
-import types
-
 import keras
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import assert_metrics_match
+from helpers import assert_predictions_match
+from helpers import assert_variables_match
+from helpers import canned_estimators
+from helpers import copy_of_fixture
+from helpers import fixture_expected
 from helpers import fixture_generator
 
 import tfestimator_compat as est
@@ -21,16 +22,9 @@ from tfestimator_compat import canned
 from tfestimator_compat import head as head_lib
 from tfestimator_compat.inputs import numpy_input_fn
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "canned")
-
-
 fixture = fixture_generator("canned")
-with open(os.path.join(FIXTURES, "expected.json")) as f:
-    EXPECTED = json.load(f)
-# `tf.estimator` as the fixture script uses it, made of this package's classes.
-ESTIMATORS = types.SimpleNamespace(
-    RunConfig=est.RunConfig, **{name: getattr(canned, name) for name in canned.__all__}
-)
+EXPECTED = fixture_expected("canned")
+ESTIMATORS = canned_estimators()
 
 
 def _x_y(n=32, seed=0):
@@ -56,39 +50,26 @@ X_COLUMN = [tf.feature_column.numeric_column("x", shape=(3,))]
 
 @pytest.fixture
 def original(tmp_path):
-    model_dir = str(tmp_path / "dnn_classifier")
-    shutil.copytree(os.path.join(FIXTURES, "dnn_classifier"), model_dir)
+    model_dir = copy_of_fixture("canned", "dnn_classifier", tmp_path)
     return fixture.make_estimator(ESTIMATORS, "dnn_classifier", model_dir)
 
 
 def test_evaluate_reproduces_the_original(original):
     metrics = original.evaluate(fixture.eval_input_fn("dnn_classifier", original=False))
-    expected = EXPECTED["dnn_classifier"]["evaluate"]
-    assert sorted(metrics) == sorted(expected)
-    for key, value in expected.items():
-        assert float(metrics[key]) == pytest.approx(value, abs=1e-4), key
+    assert_metrics_match(metrics, EXPECTED["dnn_classifier"]["evaluate"])
 
 
 def test_predict_reproduces_the_original(original):
     input_fn = fixture.eval_input_fn("dnn_classifier", original=False)
     predictions = list(original.predict(input_fn))[:5]
-    for key, values in EXPECTED["dnn_classifier"]["predict_first5"].items():
-        got = [fixture.jsonable(p[key]) for p in predictions]
-        if isinstance(values[0][0], str):
-            assert got == values, key
-        else:
-            np.testing.assert_allclose(np.array(got, float), values, atol=1e-4, err_msg=key)
+    expected = EXPECTED["dnn_classifier"]["predict_first5"]
+    assert_predictions_match(predictions, expected, fixture.jsonable)
 
 
 def test_training_resumes_with_the_originals_numbers(original):
     original.train(fixture.train_input_fn("dnn_classifier"), steps=fixture.RESUME_STEPS)
-    resumed = EXPECTED["dnn_classifier"]["resumed"]
-    assert sorted(original.get_variable_names()) == sorted(resumed)
+    assert_variables_match(original, EXPECTED["dnn_classifier"]["resumed"])
     assert original.get_variable_value("global_step") == 40
-    for name, value in resumed.items():
-        np.testing.assert_allclose(
-            original.get_variable_value(name), value, rtol=1e-4, atol=1e-5, err_msg=name
-        )
 
 
 def test_fresh_model_has_the_original_variables(model_dir):
