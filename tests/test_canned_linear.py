@@ -5,30 +5,25 @@ Linear models start from zeros, so the original's training is reproducible:
 training them from scratch (`fixtures/canned/make_fixture.py`).
 """
 
-import json
 import math
-import os
 import tempfile
-import types
 
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import assert_metrics_match
+from helpers import assert_predictions_match
+from helpers import assert_variables_match
+from helpers import canned_estimators
+from helpers import fixture_expected
 from helpers import fixture_generator
 
-import tfestimator_compat as est
 from tfestimator_compat import canned
 from tfestimator_compat import head as head_lib
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "canned")
-
-
 fixture = fixture_generator("canned")
-with open(os.path.join(FIXTURES, "expected.json")) as f:
-    EXPECTED = json.load(f)
-ESTIMATORS = types.SimpleNamespace(
-    RunConfig=est.RunConfig, **{name: getattr(canned, name) for name in canned.__all__}
-)
+EXPECTED = fixture_expected("canned")
+ESTIMATORS = canned_estimators()
 
 
 @pytest.fixture(scope="module", params=["linear_classifier", "linear_regressor"])
@@ -45,26 +40,14 @@ def trained(request):
 
 def test_training_from_scratch_reproduces_the_original(trained):
     model, estimator, _, _ = trained
-    expected = EXPECTED[model]["trained"]
-    assert sorted(estimator.get_variable_names()) == sorted(expected)
-    for name, value in expected.items():
-        np.testing.assert_allclose(
-            estimator.get_variable_value(name), value, rtol=1e-4, atol=1e-5, err_msg=name
-        )
+    assert_variables_match(estimator, EXPECTED[model]["trained"])
 
 
 def test_evaluate_and_predict_reproduce_the_original(trained):
     model, _, metrics, predictions = trained
     expected = EXPECTED[model]
-    assert sorted(metrics) == sorted(expected["evaluate"])
-    for key, value in expected["evaluate"].items():
-        assert float(metrics[key]) == pytest.approx(value, abs=1e-4), key
-    for key, values in expected["predict_first5"].items():
-        got = [fixture.jsonable(p[key]) for p in predictions]
-        if isinstance(values[0][0], str):
-            assert got == values, key
-        else:
-            np.testing.assert_allclose(np.array(got, float), values, atol=1e-4, err_msg=key)
+    assert_metrics_match(metrics, expected["evaluate"])
+    assert_predictions_match(predictions, expected["predict_first5"], fixture.jsonable)
 
 
 def _column_data(n=24, seed=0):
