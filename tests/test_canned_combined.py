@@ -4,14 +4,17 @@
 `DNNLinearCombinedClassifier` (`fixtures/canned/make_fixture.py`).
 """
 
-import json
 import os
-import shutil
-import types
 
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import assert_metrics_match
+from helpers import assert_predictions_match
+from helpers import assert_variables_match
+from helpers import canned_estimators
+from helpers import copy_of_fixture
+from helpers import fixture_expected
 from helpers import fixture_generator
 
 import tfestimator_compat as est
@@ -21,46 +24,29 @@ FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "canned")
 
 
 fixture = fixture_generator("canned")
-with open(os.path.join(FIXTURES, "expected.json")) as f:
-    EXPECTED = json.load(f)["wide_deep"]
-ESTIMATORS = types.SimpleNamespace(
-    RunConfig=est.RunConfig, **{name: getattr(canned, name) for name in canned.__all__}
-)
+EXPECTED = fixture_expected("canned")["wide_deep"]
+ESTIMATORS = canned_estimators()
 
 
 @pytest.fixture
 def original(tmp_path):
-    model_dir = str(tmp_path / "wide_deep")
-    shutil.copytree(os.path.join(FIXTURES, "wide_deep"), model_dir)
+    model_dir = copy_of_fixture("canned", "wide_deep", tmp_path)
     return fixture.make_estimator(ESTIMATORS, "wide_deep", model_dir)
 
 
 def test_evaluate_and_predict_reproduce_the_original(original):
     input_fn = fixture.eval_input_fn("wide_deep", original=False)
-    metrics = original.evaluate(input_fn)
-    assert sorted(metrics) == sorted(EXPECTED["evaluate"])
-    for key, value in EXPECTED["evaluate"].items():
-        assert float(metrics[key]) == pytest.approx(value, abs=1e-4), key
+    assert_metrics_match(original.evaluate(input_fn), EXPECTED["evaluate"])
     predictions = list(original.predict(input_fn))[:5]
-    for key, values in EXPECTED["predict_first5"].items():
-        got = [fixture.jsonable(p[key]) for p in predictions]
-        if isinstance(values[0][0], str):
-            assert got == values, key
-        else:
-            np.testing.assert_allclose(np.array(got, float), values, atol=1e-4, err_msg=key)
+    assert_predictions_match(predictions, EXPECTED["predict_first5"], fixture.jsonable)
 
 
 def test_training_resumes_with_both_optimizers(original):
     """The DNN optimizer advances the global step; the linear one its own `iter`."""
     original.train(fixture.train_input_fn("wide_deep"), steps=fixture.RESUME_STEPS)
-    resumed = EXPECTED["resumed"]
-    assert sorted(original.get_variable_names()) == sorted(resumed)
+    assert_variables_match(original, EXPECTED["resumed"])
     assert original.get_variable_value("global_step") == 40
     assert original.get_variable_value("training/Ftrl/iter") == 40
-    for name, value in resumed.items():
-        np.testing.assert_allclose(
-            original.get_variable_value(name), value, rtol=1e-4, atol=1e-5, err_msg=name
-        )
 
 
 def test_warm_start_from_the_original(tmp_path):
