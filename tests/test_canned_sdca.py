@@ -9,21 +9,21 @@ mistake the original refused is refused with its exception type.
 """
 
 import inspect
-import json
 import os
-import shutil
 
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import assert_metrics_match
+from helpers import assert_predictions_match
+from helpers import copy_of_fixture
+from helpers import fixture_expected
 from helpers import fixture_generator
 
 from tfestimator_compat.canned.linear_sdca import LinearSDCA
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "canned_sdca")
 fixture = fixture_generator("canned_sdca")
-with open(os.path.join(FIXTURES, "expected.json")) as f:
-    EXPECTED = json.load(f)
+EXPECTED = fixture_expected("canned_sdca")
 # Evaluation runs the same ops on the same float32 weights; training runs the
 # same SDCA kernel on the same batches in the same order. What is left is the
 # summation order of metrics and of the kernel's float sums: ~1e-6 here.
@@ -31,15 +31,8 @@ TOLERANCE = 1e-4
 
 
 def _from_fixture(name, tmp_path):
-    model_dir = str(tmp_path / name)
-    shutil.copytree(os.path.join(FIXTURES, name), model_dir)
+    model_dir = copy_of_fixture("canned_sdca", name, tmp_path)
     return fixture.make_estimator(fixture.namespace(tf, name), name, model_dir), model_dir
-
-
-def _assert_metrics(metrics, expected):
-    assert sorted(metrics) == sorted(expected)
-    for key, value in expected.items():
-        assert float(metrics[key]) == pytest.approx(value, abs=TOLERANCE), key
 
 
 def _assert_variables(model_dir, expected):
@@ -76,16 +69,12 @@ def test_both_namespaces_have_it_with_the_original_arguments():
 @pytest.mark.parametrize("name", fixture.MODELS)
 def test_an_sdca_model_dir_of_the_original_evaluates_and_predicts_here(name, tmp_path):
     estimator, _ = _from_fixture(name, tmp_path)
-    _assert_metrics(estimator.evaluate(fixture.eval_input_fn(name)), EXPECTED[name]["evaluate"])
+    metrics = estimator.evaluate(fixture.eval_input_fn(name))
+    assert_metrics_match(metrics, EXPECTED[name]["evaluate"], TOLERANCE)
     predictions = list(estimator.predict(fixture.eval_input_fn(name)))[:5]
     expected = EXPECTED[name]["predict_first5"]
     assert sorted(predictions[0]) == sorted(expected)
-    for key, values in expected.items():
-        got = [fixture.jsonable(p[key]) for p in predictions]
-        if isinstance(values[0][0], str):
-            assert got == values, key
-        else:
-            np.testing.assert_allclose(got, values, atol=TOLERANCE, err_msg=key)
+    assert_predictions_match(predictions, expected, fixture.jsonable, TOLERANCE)
 
 
 @pytest.mark.parametrize("name", fixture.MODELS)
@@ -100,9 +89,8 @@ def test_an_sdca_model_dir_of_the_original_resumes_with_its_example_states(name,
     )
     _assert_variables(model_dir, EXPECTED[name]["variables_after_resume"])
     _assert_table(model_dir, EXPECTED[name]["table_after_resume"])
-    _assert_metrics(
-        estimator.evaluate(fixture.eval_input_fn(name)), EXPECTED[name]["evaluate_after_resume"]
-    )
+    metrics = estimator.evaluate(fixture.eval_input_fn(name))
+    assert_metrics_match(metrics, EXPECTED[name]["evaluate_after_resume"], TOLERANCE)
 
 
 @pytest.mark.parametrize("name", fixture.FROM_SCRATCH)
@@ -112,7 +100,8 @@ def test_training_from_scratch_ends_where_the_original_did(name, tmp_path):
     estimator.train(fixture.train_input_fn(name), steps=fixture.CONVERGE_STEPS)
     expected = EXPECTED["from_scratch"][name]
     _assert_variables(model_dir, expected["variables"])
-    _assert_metrics(estimator.evaluate(fixture.eval_input_fn(name)), expected["evaluate"])
+    metrics = estimator.evaluate(fixture.eval_input_fn(name))
+    assert_metrics_match(metrics, expected["evaluate"], TOLERANCE)
 
 
 def test_with_bigger_batches_it_lands_among_the_original_runs(tmp_path):
