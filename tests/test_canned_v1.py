@@ -6,18 +6,19 @@ predict and train on from them here, with the original's numbers.
 """
 
 import inspect
-import json
 import os
 import re
-import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 import tensorflow as tf
 from helpers import FetchByName
+from helpers import assert_metrics_match
+from helpers import assert_predictions_match
+from helpers import copy_of_fixture
+from helpers import fixture_expected
 from helpers import fixture_generator
+from helpers import run_command
 
 from tfestimator_compat import canned
 from tfestimator_compat.canned import optimizers
@@ -27,8 +28,7 @@ FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "canned_v1")
 
 
 fixture = fixture_generator("canned_v1")
-with open(os.path.join(FIXTURES, "expected.json")) as f:
-    EXPECTED = json.load(f)
+EXPECTED = fixture_expected("canned_v1")
 X_COLUMN = [tf.feature_column.numeric_column("x", shape=(2,))]
 
 
@@ -45,8 +45,7 @@ def _x_y_input_fn(n=16, batch=8, repeat=True):
 
 
 def _original(name, tmp_path):
-    model_dir = str(tmp_path / name)
-    shutil.copytree(os.path.join(FIXTURES, name), model_dir)
+    model_dir = copy_of_fixture("canned_v1", name, tmp_path)
     return fixture.make_estimator(tf.compat.v1.estimator, name, model_dir)
 
 
@@ -60,10 +59,7 @@ def test_v1_namespace_has_the_v1_classes_and_v2_keeps_its_own(name):
 @pytest.mark.parametrize("name", fixture.MODELS)
 def test_evaluate_reproduces_the_original(name, tmp_path):
     metrics = _original(name, tmp_path).evaluate(fixture.eval_input_fn(name))
-    expected = EXPECTED[name]["evaluate"]
-    assert sorted(metrics) == sorted(expected)
-    for key, value in expected.items():
-        assert float(metrics[key]) == pytest.approx(value, abs=1e-4), key
+    assert_metrics_match(metrics, EXPECTED[name]["evaluate"])
 
 
 @pytest.mark.parametrize("name", fixture.MODELS)
@@ -71,12 +67,7 @@ def test_predict_reproduces_the_original(name, tmp_path):
     predictions = list(_original(name, tmp_path).predict(fixture.eval_input_fn(name)))[:5]
     expected = EXPECTED[name]["predict_first5"]
     assert sorted(predictions[0]) == sorted(expected)
-    for key, values in expected.items():
-        got = [fixture.jsonable(p[key]) for p in predictions]
-        if isinstance(values[0][0], str):
-            assert got == values, key
-        else:
-            np.testing.assert_allclose(got, values, atol=1e-4, err_msg=key)
+    assert_predictions_match(predictions, expected, fixture.jsonable)
 
 
 @pytest.mark.parametrize("name", fixture.MODELS)
@@ -219,18 +210,11 @@ def test_tf1_iris_program_reaches_the_originals_accuracy(tmp_path):
     `numpy_input_fn` shuffles unseeded). With the V2 classes and their
     defaults in its place the shim reached 0.67.
     """
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tfestimator_compat",
-            "run",
-            "--tf1",
-            os.path.join(FIXTURES, "iris_tf1.py"),
-            str(tmp_path / "iris"),
-        ],
-        capture_output=True,
-        text=True,
+    result = run_command(
+        "run",
+        "--tf1",
+        os.path.join(FIXTURES, "iris_tf1.py"),
+        tmp_path / "iris",
         timeout=600,
         cwd=os.path.dirname(os.path.dirname(__file__)),
     )
