@@ -18,11 +18,10 @@ counts, checkpoint names and variable names must be equal.
 import hashlib
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from helpers import run_command
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 EXAMPLE = os.path.join(ROOT, "examples", "bert_tiny_tf1.py")
@@ -41,20 +40,7 @@ def _results(stdout):
 def run(tmp_path_factory):
     """Runs the example once through `python -m tfestimator_compat run --tf1`."""
     output_dir = str(tmp_path_factory.mktemp("bert_tiny"))
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tfestimator_compat",
-            "run",
-            "--tf1",
-            EXAMPLE,
-            f"--output_dir={output_dir}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    result = run_command("run", "--tf1", EXAMPLE, f"--output_dir={output_dir}", timeout=600)
     assert result.returncode == 0, result.stderr[-5000:]
     return _results(result.stdout), output_dir
 

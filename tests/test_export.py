@@ -11,6 +11,7 @@ import pytest
 import tensorflow as tf
 from helpers import dataset_input_fn
 from helpers import linear_data
+from helpers import run_command
 from tensorflow.core.protobuf import saved_model_pb2
 
 import tfestimator_compat as est
@@ -330,18 +331,7 @@ def test_export_all_saved_models_has_train_eval_and_serve(trained, tmp_path):
 
 @pytest.mark.slow
 def test_reference_workflow_prints_seed_ok(tmp_path):
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tfestimator_compat",
-            "run",
-            os.path.join(EXAMPLES, "seed_multitask.py"),
-            str(tmp_path / "seed"),
-        ],
-        capture_output=True,
-        text=True,
-    )
+    result = run_command("run", os.path.join(EXAMPLES, "seed_multitask.py"), tmp_path / "seed")
     assert result.returncode == 0, result.stderr[-3000:]
     assert "SEED_OK" in result.stdout
 
