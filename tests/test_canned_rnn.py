@@ -8,29 +8,26 @@ tests evaluate, predict, train on and export from them, and check the
 arguments the original refused.
 """
 
-import json
-import os
-import shutil
-
 import keras
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import assert_metrics_match
+from helpers import assert_variables_match
+from helpers import copy_of_fixture
+from helpers import fixture_expected
 from helpers import fixture_generator
 
 import tfestimator_compat as est
 from tfestimator_compat import experimental
 from tfestimator_compat.head.sequential_head import SequentialHeadWrapper
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "canned_rnn")
 fixture = fixture_generator("canned_rnn")
-with open(os.path.join(FIXTURES, "expected.json")) as f:
-    EXPECTED = json.load(f)
+EXPECTED = fixture_expected("canned_rnn")
 
 
 def _original(tmp_path, model):
-    model_dir = str(tmp_path / model)
-    shutil.copytree(os.path.join(FIXTURES, model), model_dir)
+    model_dir = copy_of_fixture("canned_rnn", model, tmp_path)
     return fixture.make_estimator(tf.estimator, model, model_dir, SequentialHeadWrapper)
 
 
@@ -47,10 +44,7 @@ def _close(got, expected, name):
 def test_evaluate_and_predict_reproduce_the_original(tmp_path, model):
     original = _original(tmp_path, model)
     metrics = original.evaluate(fixture.eval_input_fn(model))
-    expected = EXPECTED[model]["evaluate"]
-    assert sorted(metrics) == sorted(expected)
-    for key, value in expected.items():
-        assert float(metrics[key]) == pytest.approx(value, abs=1e-4), key
+    assert_metrics_match(metrics, EXPECTED[model]["evaluate"])
     predictions = list(original.predict(fixture.eval_input_fn(model)))[:5]
     expected = EXPECTED[model]["predict_first5"]
     assert sorted(predictions[0]) == sorted(expected)
@@ -73,13 +67,8 @@ RESUMED = [
 def test_training_resumes_with_the_originals_numbers(tmp_path, model):
     original = _original(tmp_path, model)
     original.train(fixture.train_input_fn(model), steps=fixture.RESUME_STEPS)
-    resumed = EXPECTED[model]["resumed"]
-    assert sorted(original.get_variable_names()) == sorted(resumed)
+    assert_variables_match(original, EXPECTED[model]["resumed"])
     assert original.get_variable_value("global_step") == fixture.TRAIN_STEPS + fixture.RESUME_STEPS
-    for name, value in resumed.items():
-        np.testing.assert_allclose(
-            original.get_variable_value(name), value, rtol=1e-4, atol=1e-5, err_msg=name
-        )
 
 
 def test_predictions_at_every_step_of_batches_of_other_lengths(tmp_path):
