@@ -16,6 +16,10 @@ import subprocess
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import assert_metrics_match
+from helpers import assert_predictions_match
+from helpers import copy_of_fixture
+from helpers import fixture_expected
 from helpers import fixture_generator
 
 from tfestimator_compat.engine.state import checkpoints
@@ -24,19 +28,12 @@ FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "partitioned")
 REFERENCE_PYTHON = os.environ.get("TFESTIMATOR_REFERENCE_PYTHON", "/work/ref215/bin/python")
 
 fixture = fixture_generator("partitioned")
-with open(os.path.join(FIXTURES, "expected.json")) as f:
-    EXPECTED = json.load(f)
+EXPECTED = fixture_expected("partitioned")
 # The custom model_fn runs in the default selection; the canned ones are slow.
 MODELS = [
     name if name == "custom" else pytest.param(name, marks=pytest.mark.slow)
     for name in fixture.MODELS
 ]
-
-
-def _copy_of_fixture(name, directory):
-    model_dir = os.path.join(directory, name)
-    shutil.copytree(os.path.join(FIXTURES, name), model_dir)
-    return model_dir
 
 
 def _layout(model_dir):
@@ -71,7 +68,7 @@ def _warm_started(name, model_dir, warm_start_from, steps=fixture.RESUME_STEPS):
 def resumed(request, tmp_path_factory):
     """(name, estimator): the fixture trained on here for RESUME_STEPS steps."""
     name = request.param
-    model_dir = _copy_of_fixture(name, str(tmp_path_factory.mktemp("resumed")))
+    model_dir = copy_of_fixture("partitioned", name, str(tmp_path_factory.mktemp("resumed")))
     estimator = fixture.make_estimator(tf.compat.v1.estimator, name, model_dir)
     estimator.train(fixture.train_input_fn(name), steps=fixture.RESUME_STEPS)
     return name, estimator
@@ -89,20 +86,12 @@ def test_checkpoints_have_the_originals_keys_and_slices(resumed):
 
 def test_evaluate_and_predict_reproduce_the_original(resumed, tmp_path):
     name = resumed[0]
-    model_dir = _copy_of_fixture(name, str(tmp_path))
+    model_dir = copy_of_fixture("partitioned", name, str(tmp_path))
     estimator = fixture.make_estimator(tf.compat.v1.estimator, name, model_dir)
     metrics = estimator.evaluate(fixture.eval_input_fn(name))
-    expected = EXPECTED[name]["evaluate"]
-    assert sorted(metrics) == sorted(expected)
-    for key, value in expected.items():
-        assert float(metrics[key]) == pytest.approx(value, abs=1e-4), key
+    assert_metrics_match(metrics, EXPECTED[name]["evaluate"])
     predictions = list(estimator.predict(fixture.eval_input_fn(name)))[:5]
-    for key, values in EXPECTED[name]["predict_first5"].items():
-        got = [fixture.jsonable(p[key]) for p in predictions]
-        if isinstance(values[0][0], str):
-            assert got == values, key
-        else:
-            np.testing.assert_allclose(got, values, atol=1e-4, err_msg=key)
+    assert_predictions_match(predictions, EXPECTED[name]["predict_first5"], fixture.jsonable)
 
 
 def test_warm_start_into_other_parts_matches_the_original(resumed, tmp_path):
@@ -156,7 +145,7 @@ def _serving_input_receiver_fn():
 
 
 def test_our_export_serves_and_warm_starts_other_parts(tmp_path):
-    model_dir = _copy_of_fixture("custom", str(tmp_path))
+    model_dir = copy_of_fixture("partitioned", "custom", str(tmp_path))
     estimator = fixture.make_estimator(tf.compat.v1.estimator, "custom", model_dir)
     export = estimator.export_saved_model(str(tmp_path / "export"), _serving_input_receiver_fn)
     features, _ = fixture.make_data(20, 1)
@@ -197,7 +186,7 @@ _V1_SLOT_NAMES_UNDER_STRATEGIES = pytest.mark.xfail(
     "name", ["custom", pytest.param("dnn_classifier", marks=_V1_SLOT_NAMES_UNDER_STRATEGIES)]
 )
 def test_mirrored_strategy_resumes_with_the_originals_numbers(name, tmp_path):
-    model_dir = _copy_of_fixture(name, str(tmp_path))
+    model_dir = copy_of_fixture("partitioned", name, str(tmp_path))
     config = tf.estimator.RunConfig(
         tf_random_seed=fixture.SEED, train_distribute=tf.distribute.MirroredStrategy(["/cpu:0"])
     )
