@@ -1,6 +1,5 @@
 """A model_dir written by tensorflow-estimator 2.15 keeps its numbers here."""
 
-import importlib.util
 import json
 import os
 import shutil
@@ -8,6 +7,7 @@ import shutil
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import module_from_file
 
 import tfestimator_compat as est
 
@@ -22,10 +22,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture
 def seed():
-    spec = importlib.util.spec_from_file_location("seed_multitask", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return module_from_file(EXAMPLE, "seed_multitask")
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ The expectations were written by tensorflow-estimator 2.15 running
 a Keras 2 one.
 """
 
-import importlib.util
 import json
 import os
 
@@ -15,6 +14,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 from helpers import FetchByName
+from helpers import module_from_file
 
 import tfestimator_compat as est
 from tfestimator_compat import head as head_lib
@@ -23,15 +23,9 @@ from tfestimator_compat.head import head_utils
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "canned")
 
 
-def _load_cases():
-    path = os.path.join(FIXTURES, "make_head_expectations.py")
-    spec = importlib.util.spec_from_file_location("make_head_expectations", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-cases = _load_cases()
+cases = module_from_file(
+    os.path.join(FIXTURES, "make_head_expectations.py"), "make_head_expectations"
+)
 with open(os.path.join(FIXTURES, "head_expectations.json")) as f:
     EXPECTED = json.load(f)
 

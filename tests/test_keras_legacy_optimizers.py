@@ -6,7 +6,6 @@ numbers; the optimizers also run in custom model_fns and can be subclassed
 the Keras 2 way.
 """
 
-import importlib.util
 import json
 import os
 import shutil
@@ -16,6 +15,7 @@ import pytest
 import tensorflow as tf
 from helpers import LEGACY_KERAS_MODE
 from helpers import fixture_generator
+from helpers import module_from_file
 
 import tfestimator_compat as est
 from tfestimator_compat.canned import keras2_optimizers
@@ -112,16 +112,9 @@ def test_a_custom_model_fn_trains_with_a_legacy_optimizer(how, model_dir):
     assert estimator.get_variable_value("global_step") == 61
 
 
-def _eager_steps_module():
-    spec = importlib.util.spec_from_file_location(
-        "keras2_legacy_make_eager_steps", os.path.join(FIXTURES, "make_eager_steps.py")
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-eager_steps = _eager_steps_module()
+eager_steps = module_from_file(
+    os.path.join(FIXTURES, "make_eager_steps.py"), "keras2_legacy_make_eager_steps"
+)
 
 
 @pytest.mark.parametrize("key", sorted(eager_steps.ARGUMENTS))

@@ -4,7 +4,6 @@ Expected names, shapes and values were measured with TensorFlow 2.15 and its
 own tf.compat.v1.layers; `fixtures/tf215_tf1_layers` is a model_dir it wrote.
 """
 
-import importlib.util
 import json
 import os
 import shutil
@@ -16,6 +15,7 @@ import pytest
 import tensorflow as tf
 from helpers import LEGACY_KERAS_MODE
 from helpers import dataset_input_fn
+from helpers import module_from_file
 
 import tfestimator_compat as est
 from tfestimator_compat.legacy import layers_v1
@@ -676,12 +676,7 @@ def test_keras_layers_next_to_tf1_layers_keep_tf215_names(model_dir):
 
 @pytest.fixture
 def fixture_module():
-    spec = importlib.util.spec_from_file_location(
-        "make_fixture", os.path.join(FIXTURE, "make_fixture.py")
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return module_from_file(os.path.join(FIXTURE, "make_fixture.py"), "make_fixture")
 
 
 @pytest.fixture

@@ -16,7 +16,6 @@ and restarted.
 """
 
 import contextlib
-import importlib.util
 import json
 import os
 import queue
@@ -31,13 +30,12 @@ import time
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import module_from_file
 
 import tfestimator_compat as est
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "ps_cluster")
-_spec = importlib.util.spec_from_file_location("ps_cluster_model", f"{FIXTURES}/model.py")
-model = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(model)
+model = module_from_file(f"{FIXTURES}/model.py", "ps_cluster_model")
 # A model_dir the original's ps job wrote, and what the original did with it (make_fixture.py).
 ORIGINAL = os.path.join(FIXTURES, "original")
 with open(os.path.join(FIXTURES, "expected.json")) as f:
