@@ -134,6 +134,14 @@ def assert_variables_match(estimator, expected):
         )
 
 
+def check_json(capsys, *paths):
+    """`tfestimator-compat check --format json <paths>` run in this process: (status, report)."""
+    from tfestimator_compat.command import check
+
+    status = check.main(["--format", "json", *map(str, paths)])
+    return status, json.loads(capsys.readouterr().out)
+
+
 def run_command(*args, **kwargs):
     """`python -m tfestimator_compat <args>` in a new process, its output captured as text."""
     command = [sys.executable, "-m", "tfestimator_compat", *map(str, args)]

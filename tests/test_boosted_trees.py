@@ -8,15 +8,13 @@ so the shim grows the same layer-wise Newton-boosted trees with ordinary ops
 (`tfestimator_compat/canned/boosted_trees.py`).
 """
 
-import json
-
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import check_json
 from tensorflow.python.framework import kernels
 
 import tfestimator_compat  # noqa: F401  (installs tf.estimator)
-from tfestimator_compat.command import check
 from tfestimator_compat.legacy import contrib
 from tfestimator_compat.shim import api_surface
 
@@ -646,8 +644,8 @@ def test_check_reports_the_tutorial_program_as_runnable(capsys, tmp_path):
         "est.train(train_input_fn, max_steps=100)\n"
         "importances = est.experimental_feature_importances(normalize=True)\n"
     )
-    status = check.main(["--format", "json", str(program)])
-    findings = json.loads(capsys.readouterr().out)["findings"]
+    status, report = check_json(capsys, program)
+    findings = report["findings"]
     assert status == 0
     boosted = [f for f in findings if "Boosted" in f["name"]]
     assert boosted and all(f["status"] == api_surface.SUPPORTED for f in boosted)

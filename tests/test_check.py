@@ -10,6 +10,7 @@ import sys
 import zipfile
 
 import pytest
+from helpers import check_json
 
 from tfestimator_compat.command import check
 from tfestimator_compat.command import check_report
@@ -34,13 +35,8 @@ def run(capsys, *argv):
     return status, out, err
 
 
-def run_json(capsys, *paths):
-    status, out, _ = run(capsys, "--format", "json", *paths)
-    return status, json.loads(out)
-
-
 def findings_of(capsys, path):
-    _, report = run_json(capsys, str(path))
+    _, report = check_json(capsys, str(path))
     return [(f["line"], f["name"], f["status"]) for f in report["findings"]]
 
 
@@ -165,7 +161,7 @@ def test_relative_and_unrelated_imports_are_ignored(capsys, tmp_path):
 
 
 def test_notebook_findings_name_the_cell_and_its_line(capsys):
-    status, report = run_json(capsys, fixture("notebook.ipynb"))
+    status, report = check_json(capsys, fixture("notebook.ipynb"))
     found = [(f["cell"], f["line"], f["name"], f["status"]) for f in report["findings"]]
     # Cell 1 is markdown; the import in cell 2 resolves uses in later cells; cell 3 is
     # %%bash, cell 5 markdown, cell 8 raw; `!ls`, `files = !ls`, `%time ...` and `?` help
@@ -212,7 +208,7 @@ def test_notebook_source_may_be_a_string_or_a_list_of_lines(capsys, tmp_path):
         {"cell_type": "code", "source": ["x = 1\n", "tf.estimator.Estimator\n"]},
     ]
     path = write(tmp_path, "nb.ipynb", json.dumps({"cells": cells}))
-    _, report = run_json(capsys, str(path))
+    _, report = check_json(capsys, str(path))
     assert [(f["cell"], f["line"]) for f in report["findings"]] == [(2, 2)]
 
 
@@ -220,7 +216,7 @@ def test_notebook_source_may_be_a_string_or_a_list_of_lines(capsys, tmp_path):
 
 
 def test_json_schema(capsys):
-    status, report = run_json(capsys, FIXTURES)
+    status, report = check_json(capsys, FIXTURES)
     assert set(report) == {"version", "guide_root", "findings", "errors", "summary"}
     assert report["version"] == 1
     for finding in report["findings"]:
@@ -261,7 +257,7 @@ def test_json_keeps_what_was_written(capsys, tmp_path):
     path = write(
         tmp_path, "prog.py", "import tensorflow as tf\nest = tf.estimator\nest.Estimator\n"
     )
-    _, report = run_json(capsys, str(path))
+    _, report = check_json(capsys, str(path))
     assert [(f["written"], f["name"], f["column"]) for f in report["findings"]] == [
         ("tf.estimator", "tf.estimator", 7),
         ("est.Estimator", "tf.estimator.Estimator", 1),
@@ -384,7 +380,7 @@ def test_directories_are_searched_for_python_and_notebooks(capsys, tmp_path):
     write(tmp_path, "sub/notes.txt", "tf.estimator.Estimator\n")
     write(tmp_path, ".venv/lib/big.py", "import tensorflow as tf\ntf.estimator.Estimator\n")
     write(tmp_path, "__pycache__/c.py", "x = 1\n")
-    _, report = run_json(capsys, str(tmp_path))
+    _, report = check_json(capsys, str(tmp_path))
     assert report["summary"]["files"] == 3 and report["findings"] == []
 
 
@@ -525,7 +521,7 @@ def test_summary_counts_each_api_and_gives_each_file_a_verdict(capsys, tmp_path)
     write(tmp_path, "a_tf2.py", "import tensorflow as tf\nest = tf.estimator.Estimator(fn)\n")
     write(tmp_path, "b_tf1.py", "import tensorflow as tf\ntf.placeholder\ntf.placeholder\n")
     write(tmp_path, "c_broken.py", "def (:\n")
-    status, report = run_json(capsys, str(tmp_path), fixture("tf1_bare.py"))
+    status, report = check_json(capsys, str(tmp_path), fixture("tf1_bare.py"))
     by_file = {os.path.basename(f["path"]): f for f in report["summary"]["by_file"]}
     assert {name: entry["verdict"] for name, entry in by_file.items()} == {
         "a_tf2.py": check_report.RUNS_UNCHANGED,
@@ -552,7 +548,7 @@ def test_summary_counts_each_api_and_gives_each_file_a_verdict(capsys, tmp_path)
 
 def _printed_guide_links(capsys):
     """Every guide link `check` prints, for the fixtures and for every name it knows."""
-    _, report = run_json(capsys, FIXTURES)
+    _, report = check_json(capsys, FIXTURES)
     links = {f["guide"] for f in report["findings"]}
     links |= {api_surface.classify(path).guide for path in api_surface.known_paths()}
     return links

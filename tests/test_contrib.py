@@ -14,11 +14,11 @@ import textwrap
 import numpy as np
 import pytest
 import tensorflow as tf
+from helpers import check_json
 
 import tfestimator_compat as est
 from tfestimator_compat import experimental
 from tfestimator_compat import tpu
-from tfestimator_compat.command import check
 from tfestimator_compat.legacy import contrib
 from tfestimator_compat.legacy.contrib import cluster_resolver
 from tfestimator_compat.legacy.contrib import data
@@ -437,8 +437,8 @@ def test_check_reports_provided_contrib_names_as_supported_with_run_tf1(capsys, 
         "tf.contrib.training.HParams(a=1)\n"
         "lookup.index_table_from_file(path)\n"
     )
-    status = check.main(["--format", "json", str(program)])
-    findings = json.loads(capsys.readouterr().out)["findings"]
+    status, report = check_json(capsys, program)
+    findings = report["findings"]
     found = [(f["line"], f["name"], f["status"]) for f in findings]
     assert found == [
         (2, "tf.contrib.lookup", "supported-with-run --tf1"),
