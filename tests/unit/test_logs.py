@@ -36,13 +36,21 @@ def test_after_internal_calls_the_notice_gets_through_again(caplog):
     assert _messages(caplog) == ["Saver is deprecated (the user's own Saver)"]
 
 
-def test_internal_calls_silence_deprecation_warnings_only():
+def _warned_inside(block, *warnings_to_issue):
+    """The messages of `warnings_to_issue` ((message, category) pairs) that get out of `block`."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with logs.internal_tf_calls():
-            warnings.warn("old", DeprecationWarning, stacklevel=1)
-            warnings.warn("the user's", UserWarning, stacklevel=1)
-    assert [str(w.message) for w in caught] == ["the user's"]
+        with block():
+            for message, category in warnings_to_issue:
+                warnings.warn(message, category, stacklevel=1)
+    return [str(w.message) for w in caught]
+
+
+def test_internal_calls_silence_deprecation_warnings_only():
+    caught = _warned_inside(
+        logs.internal_tf_calls, ("old", DeprecationWarning), ("the user's", UserWarning)
+    )
+    assert caught == ["the user's"]
 
 
 def test_internal_calls_leave_the_root_loggers_handlers_as_they_were():
@@ -66,23 +74,22 @@ def test_internal_calls_clean_up_when_they_raise(caplog):
 
 
 def test_the_estimators_own_v1_summaries_do_not_warn():
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        with logs.v1_summaries_written_by_the_estimator():
-            warnings.warn(
-                "Cannot activate TF2 compatibility support for TF1 summary ops: "
-                "default summary writer not found.",
-                UserWarning,
-                stacklevel=1,
-            )
-            warnings.warn("a warning of the user's model_fn", UserWarning, stacklevel=1)
-    assert [str(w.message) for w in caught] == ["a warning of the user's model_fn"]
+    caught = _warned_inside(
+        logs.v1_summaries_written_by_the_estimator,
+        (
+            "Cannot activate TF2 compatibility support for TF1 summary ops: "
+            "default summary writer not found.",
+            UserWarning,
+        ),
+        ("a warning of the user's model_fn", UserWarning),
+    )
+    assert caught == ["a warning of the user's model_fn"]
 
 
 def test_an_input_that_ends_does_not_warn_that_it_ran_out():
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        with logs.reading_to_the_end_of_input():
-            warnings.warn("Your input ran out of data; interrupting training.", stacklevel=1)
-            warnings.warn("another warning", UserWarning, stacklevel=1)
-    assert [str(w.message) for w in caught] == ["another warning"]
+    caught = _warned_inside(
+        logs.reading_to_the_end_of_input,
+        ("Your input ran out of data; interrupting training.", UserWarning),
+        ("another warning", UserWarning),
+    )
+    assert caught == ["another warning"]
