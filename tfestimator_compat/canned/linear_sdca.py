@@ -28,6 +28,7 @@ import tensorflow as tf
 from tensorflow.python.feature_column import feature_column_v2 as fc_v2
 
 from tfestimator_compat.canned import sdca_solver
+from tfestimator_compat.engine.variables import variable_store
 from tfestimator_compat.head import BinaryClassHead
 from tfestimator_compat.head import RegressionHead
 from tfestimator_compat.head import v1_heads
@@ -217,7 +218,7 @@ class _ColumnState:
 
 
 def _store_name(variable):
-    return getattr(variable, "_tf1_name", None) or variable.name.split(":")[0].rstrip("/")
+    return variable_store.tf1_name(variable) or variable.name.split(":")[0].rstrip("/")
 
 
 def _named(parts, name):
