@@ -8,6 +8,8 @@ tf_keras is never imported from here: its objects' attributes are only read
 from objects a program made with it. `tests/test_internals.py` checks them.
 """
 
+import sys
+
 from tfestimator_compat.engine.internals.resolver import internal
 
 _GLOBAL_STATE = "keras.src.backend.common.global_state"
@@ -57,6 +59,16 @@ def set_global_seed_generator(generator):
     """Makes `generator` Keras's global `SeedGenerator` (None: Keras makes a new one,
     seeded from Python's `random`, when next asked)."""
     _set_global_attribute(_SEED_GENERATOR, generator)
+
+
+# --- Keras's modules -----------------------------------------------------------------
+
+
+def loaded_tf_keras_namespace(submodule=None):
+    """Keras 3's `keras._tf_keras.keras` (the module `tf.keras` gives with Keras 3),
+    or its `submodule` (`"optimizers.legacy"`), once imported; None before."""
+    name = "keras._tf_keras.keras" + (f".{submodule}" if submodule else "")
+    return sys.modules.get(name)
 
 
 # --- Names and classes ----------------------------------------------------------------

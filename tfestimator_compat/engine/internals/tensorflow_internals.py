@@ -10,6 +10,8 @@ read when it is used: each is read by one function here, which says what the
 package assumes of it. `tests/test_internals.py` checks them all.
 """
 
+import sys
+
 from tfestimator_compat.engine.internals.resolver import internal
 
 _CONTEXT = "tensorflow.python.eager.context"
@@ -32,6 +34,16 @@ def _check(module, *attributes):
     taken from the class, so a subclass's own version still runs)."""
     for attribute in attributes:
         internal(module, attribute)
+
+
+# --- TensorFlow's generated API modules ---------------------------------------------
+
+
+def loaded_compat_api_module(version):
+    """TensorFlow's generated module behind `tf.compat.<version>` (`"v1"`, `"v2"`),
+    `tensorflow._api.v2.compat.<version>`, once imported; None before. `tf.compat.v1`
+    and `import tensorflow.compat.v1` may give it or a wrapper of it."""
+    return sys.modules.get(f"tensorflow._api.v2.compat.{version}")
 
 
 # --- Graphs and their ops -----------------------------------------------------------
