@@ -76,8 +76,8 @@ def loaded_tf_keras_namespace(submodule=None):
 # `to_snake_case(class_name)`: the stem of Keras's automatic names for objects of
 # a class (`"Adam"` -> `"adam"`, `"SGD"` -> `"sgd"`).
 to_snake_case = internal("keras.src.utils.naming", "to_snake_case")
-# The class of Keras 3 functional models (a `keras.Model` of inputs and outputs;
-# `keras.Sequential` is a subclass).
+# The class of Keras 3 functional models (a `keras.Model` called with inputs and
+# outputs; `keras.Sequential` is not one).
 Functional = internal("keras.src.models.functional", "Functional")
 
 # --- Attributes of Keras objects ------------------------------------------------------

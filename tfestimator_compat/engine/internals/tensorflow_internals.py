@@ -557,6 +557,9 @@ LookupInterface = internal(_LOOKUP_OPS, "LookupInterface")
 HashTable = internal(_LOOKUP_OPS, "HashTable")
 InitializableLookupTableBase = internal(_LOOKUP_OPS, "InitializableLookupTableBase")
 IdTableWithHashBuckets = internal(_LOOKUP_OPS, "IdTableWithHashBuckets")
+# Under this name the module has the raw op (keyword arguments only; a TF1
+# graph's ref-typed table handle), not a table class: `tf.contrib.lookup`
+# re-exports it as it is.
 MutableDenseHashTable = internal(_LOOKUP_OPS, "MutableDenseHashTable")
 TextFileIdTableInitializer = internal(_LOOKUP_OPS, "TextFileIdTableInitializer")
 TextFileStringTableInitializer = internal(_LOOKUP_OPS, "TextFileStringTableInitializer")
