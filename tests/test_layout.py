@@ -22,6 +22,18 @@ ENGINE_KNOWN_UPWARD = {
     (f"{PACKAGE}.engine.tracing.keras_optimizers_in_graph", f"{PACKAGE}.canned.optimizers"),
 }
 MAX_ROOT_MODULES = 20
+# TensorFlow's and Keras's private modules: reached only through the boundary.
+PRIVATE_MODULES = (
+    "tensorflow.python",
+    "tensorflow.core",
+    "keras.src",
+    "tf_keras.src",
+    "tf_keras.python",
+)
+INTERNALS = f"{PACKAGE}.engine.internals"
+MAX_INTERNALS_MODULES = 3
+# The original estimator's module path, which the shim itself provides (not TensorFlow's).
+OWN_LEGACY_PATH = "tensorflow.python.estimator"
 
 
 def _modules():
@@ -61,6 +73,33 @@ def _imports(path):
         for name in names:
             if name.split(".")[0] == PACKAGE:
                 yield _owner(name), id(node) in top
+
+
+def _private_modules_named(path):
+    """The private TensorFlow and Keras modules `path` imports, or names in a string
+    (as the boundary hands them to its resolver); docstrings aside."""
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names = [] if id(node) in docstrings else [node.value]
+        else:
+            continue
+        for name in names:
+            private = any(name == p or name.startswith(p + ".") for p in PRIVATE_MODULES)
+            own = name == OWN_LEGACY_PATH or name.startswith(OWN_LEGACY_PATH + ".")
+            if private and not own:
+                yield name
 
 
 def _graph(module_level_only):
@@ -179,3 +218,17 @@ def test_the_command_imports_no_tensorflow_until_it_runs_a_program(module):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]", f"{module} imported {result.stdout.strip()}"
+
+
+def test_private_tensorflow_and_keras_modules_are_reached_only_through_the_boundary():
+    """`engine/internals` is the one place that names a private TensorFlow or Keras
+    module (issue #35 item 2): a TensorFlow release that moves one breaks there,
+    and `tests/test_internals.py` says which."""
+    users = {
+        module: sorted(set(_private_modules_named(path)))
+        for module, path in MODULES.items()
+        if any(_private_modules_named(path))
+    }
+    outside = {module: names for module, names in users.items() if not module.startswith(INTERNALS)}
+    assert outside == {}
+    assert len(users) <= MAX_INTERNALS_MODULES, sorted(users)

@@ -42,9 +42,9 @@ from typing import Optional
 
 import keras
 import tensorflow as tf
-from keras.src.models.functional import Functional
 
 from tfestimator_compat.engine import keras_flavours
+from tfestimator_compat.engine.internals import keras_internals
 from tfestimator_compat.engine.state import checkpoints
 from tfestimator_compat.engine.state import keras_checkpoint_keys
 from tfestimator_compat.engine.variables.variable_store import VariableStore
@@ -129,7 +129,10 @@ def model_to_estimator(
     config = Estimator(model_fn, model_dir=model_dir, config=config).config
     names, aliases = _checkpoint_keys(model_fn)
     warm_start = None
-    if not isinstance(keras_model, (keras.Sequential, Functional)) and keras_model.built:
+    if (
+        not isinstance(keras_model, (keras.Sequential, keras_internals.Functional))
+        and keras_model.built
+    ):
         tf.compat.v1.logging.warning(
             "The Estimator starts from freshly initialized weights: the weights of a "
             "subclassed Keras model are not carried over (nor were they by the original)."
@@ -190,7 +193,7 @@ def load_estimator_weights(
 
 
 def _check_rebuildable(keras_model, custom_objects):
-    if isinstance(keras_model, (keras.Sequential, Functional)):
+    if isinstance(keras_model, (keras.Sequential, keras_internals.Functional)):
         return
     try:
         with keras.saving.custom_object_scope(custom_objects or {}):
@@ -344,7 +347,7 @@ class _KerasModelFn:
 
     def _metrics(self, model, labels, outputs, sample_weight):
         """Compiled metric name (or its `metric_names_map` name) -> Keras metric."""
-        compiled = model._compile_metrics  # noqa: SLF001 - Keras keeps them here only
+        compiled = keras_internals.compiled_metrics(model)
         if compiled is None:
             return {}
         with _evaluation_state():

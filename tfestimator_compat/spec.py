@@ -8,9 +8,9 @@ any step runs.
 import collections
 
 import tensorflow as tf
-from tensorflow.python.saved_model.model_utils import export_utils
 
 from tfestimator_compat.engine import keras_flavours
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 from tfestimator_compat.engine.variables import variable_writes
 from tfestimator_compat.hooks import check_hooks
 from tfestimator_compat.mode_keys import ModeKeys
@@ -80,7 +80,7 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
             train_op=_validate_train_op(train_op, mode),
             eval_metric_ops=_validate_eval_metric_ops(eval_metric_ops),
             export_outputs=(
-                export_utils.get_export_outputs(export_outputs, predictions)
+                tf_internals.get_export_outputs(export_outputs, predictions)
                 if mode == ModeKeys.PREDICT
                 else export_outputs
             ),

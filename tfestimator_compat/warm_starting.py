@@ -9,8 +9,8 @@ import os
 import re
 
 import tensorflow as tf
-from tensorflow.python.training import warm_starting_util
 
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 from tfestimator_compat.engine.state import checkpoints
 from tfestimator_compat.engine.variables import partitioned_variables
 
@@ -196,7 +196,7 @@ def warm_start(settings, store, trainable_names):
                 "or leave it out of vars_to_warm_start."
             )
         if vocab is not None:
-            warm_starting_util._warm_start_var_with_vocab(  # noqa: SLF001 - TF's remapper
+            tf_internals.warm_start_with_vocabulary(
                 variable,
                 current_vocab_path=vocab.new_vocab,
                 current_vocab_size=vocab.new_vocab_size,

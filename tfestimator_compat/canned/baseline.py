@@ -8,12 +8,12 @@ real model should beat. The variable is the original's `baseline/bias`.
 from __future__ import annotations
 
 import tensorflow as tf
-from tensorflow.python.feature_column import feature_column_v2 as fc_v2
 
 from tfestimator_compat.canned import feature_layers
 from tfestimator_compat.canned import optimizers
 from tfestimator_compat.canned.heads import classification_head
 from tfestimator_compat.canned.heads import regression_head
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.head import head_utils
 from tfestimator_compat.mode_keys import ModeKeys
@@ -24,7 +24,7 @@ LEARNING_RATE = 0.3
 def _weight_column_key(weight_column):
     if weight_column is None or isinstance(weight_column, str):
         return weight_column
-    if not isinstance(weight_column, fc_v2.NumericColumn):
+    if not isinstance(weight_column, tf_internals.NumericColumn):
         raise TypeError(
             "Weight column must be either a string or NumericColumn. "
             f"Given type: {type(weight_column)}."

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import tensorflow as tf
-from tensorflow.python.feature_column import feature_column_v2 as fc_v2
+
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
 
 class Layout:
@@ -23,18 +24,18 @@ class Layout:
         self.equality = []  # per feature id: an id split (== goes left), not a threshold
         self.float_columns = []  # (column, dimension), numeric ones
         for column in self.columns:
-            if isinstance(column, fc_v2.BucketizedColumn):
+            if isinstance(column, tf_internals.BucketizedColumn):
                 width = _rank1_width(column.source_column)
                 self._add(column.name, width, len(column.boundaries) + 1)
-            elif isinstance(column, fc_v2.IndicatorColumn):
+            elif isinstance(column, tf_internals.IndicatorColumn):
                 categorical = column.categorical_column
                 self._add(categorical.name, categorical.num_buckets, 2)
-            elif isinstance(column, fc_v2.NumericColumn):
+            elif isinstance(column, tf_internals.NumericColumn):
                 width = _rank1_width(column)
                 self.float_columns.append((column, width))
                 self._add(column.name, width, num_quantiles)
-            elif isinstance(column, fc_v2.CategoricalColumn) and not isinstance(
-                column, (fc_v2.WeightedCategoricalColumn, fc_v2.CrossedColumn)
+            elif isinstance(column, tf_internals.CategoricalColumn) and not isinstance(
+                column, (tf_internals.WeightedCategoricalColumn, tf_internals.CrossedColumn)
             ):
                 # One more bucket than ids, so every id is a candidate split.
                 self._add(column.name, 1, column.num_buckets + 1, equality=True)
@@ -71,7 +72,7 @@ def float_values(cache, layout):
 
 def bucketized(features, layout, boundaries):
     """`[batch, num_features]` int32 bucket ids, the float features bucketized by `boundaries`."""
-    cache = fc_v2.FeatureTransformationCache(features)
+    cache = tf_internals.FeatureTransformationCache(features)
     float_buckets = None
     if layout.float_columns:
         values = float_values(cache, layout)
@@ -80,16 +81,16 @@ def bucketized(features, layout, boundaries):
         )
     parts, float_offset = [], 0
     for column in layout.columns:
-        if isinstance(column, fc_v2.NumericColumn):
+        if isinstance(column, tf_internals.NumericColumn):
             width = _rank1_width(column)
             parts.append(float_buckets[:, float_offset : float_offset + width])
             float_offset += width
-        elif isinstance(column, fc_v2.BucketizedColumn):
+        elif isinstance(column, tf_internals.BucketizedColumn):
             value = cache.get(column, None)
             parts.append(
                 tf.reshape(tf.cast(value, tf.int32), [-1, _rank1_width(column.source_column)])
             )
-        elif isinstance(column, fc_v2.IndicatorColumn):
+        elif isinstance(column, tf_internals.IndicatorColumn):
             value = cache.get(column, None)
             width = column.categorical_column.num_buckets
             parts.append(tf.cast(tf.reshape(value, [-1, width]) > 0, tf.int32))

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import tensorflow as tf
-from tensorflow.python.feature_column import feature_column_v2 as fc_v2
 
 from tfestimator_compat.canned.boosted_trees_ensemble import QUANTILE_SAMPLE_SIZE
 from tfestimator_compat.canned.boosted_trees_features import float_values
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
 # The original's bias centering stopped once a Newton step moved the bias less than this.
 _CENTERING_EPSILON = 0.01
@@ -95,7 +95,9 @@ class Grower:
 
     def _accumulate_quantiles(self, features):
         ensemble = self.ensemble
-        values = tf.transpose(float_values(fc_v2.FeatureTransformationCache(features), self.layout))
+        values = tf.transpose(
+            float_values(tf_internals.FeatureTransformationCache(features), self.layout)
+        )
         size = ensemble.quantile_sample_size.read_value()
         positions = size + tf.range(tf.shape(values)[0])
         keep = positions < QUANTILE_SAMPLE_SIZE

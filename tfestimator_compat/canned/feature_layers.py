@@ -15,8 +15,8 @@ import contextlib
 import warnings
 
 import tensorflow as tf
-from tensorflow.python.feature_column import feature_column_v2 as fc_v2
-from tensorflow.python.util import deprecation
+
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
 
 def validate_features(features) -> None:
@@ -49,7 +49,7 @@ def require_v2_columns(feature_columns) -> None:
     built. Here they would work, so refusing keeps a V2 program from relying
     on what the original could not run.
     """
-    if not fc_v2.is_feature_column_v2(list(feature_columns or [])):
+    if not tf_internals.is_feature_column_v2(list(feature_columns or [])):
         raise ValueError(
             "Received a feature column from TensorFlow v1, but this is a TensorFlow v2 "
             "Estimator. Use the v2 columns of tf.feature_column with this class, or the "
@@ -60,7 +60,7 @@ def require_v2_columns(feature_columns) -> None:
 @contextlib.contextmanager
 def _quiet():
     """Silences the deprecation notices every TF1 feature-column call logs."""
-    with deprecation.silence(), warnings.catch_warnings():
+    with tf_internals.deprecation_notices_silenced(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         yield
 
@@ -75,8 +75,8 @@ def dense_input(features, feature_columns, trainable=True, partitioner=None):
     and `input_layer` both did.
     """
     feature_columns = list(feature_columns)
-    shared = [c for c in feature_columns if isinstance(c, fc_v2.SharedEmbeddingColumn)]
-    others = [c for c in feature_columns if not isinstance(c, fc_v2.SharedEmbeddingColumn)]
+    shared = [c for c in feature_columns if isinstance(c, tf_internals.SharedEmbeddingColumn)]
+    others = [c for c in feature_columns if not isinstance(c, tf_internals.SharedEmbeddingColumn)]
     outputs = {}
     with _quiet():
         if others:
@@ -85,7 +85,7 @@ def dense_input(features, feature_columns, trainable=True, partitioner=None):
                     features, others, trainable=trainable, cols_to_output_tensors=outputs
                 )
         if shared:
-            cache = fc_v2.FeatureTransformationCache(features)
+            cache = tf_internals.FeatureTransformationCache(features)
             outputs.update(shared_embedding_tensors(cache, shared))
     ordered = sorted(feature_columns, key=lambda column: column.name)
     return tf.concat([outputs[column] for column in ordered], axis=1)
@@ -108,7 +108,7 @@ def shared_embedding_tensors(cache, columns) -> dict:
         # The creator caches its table per graph key, which every traced graph
         # shares with the program's graph; asked again, it gets the table from
         # the variable store, which records it in this graph too.
-        column.shared_embedding_column_creator._embedding_weights.clear()
+        tf_internals.forget_shared_embedding_tables(column)
     with tf.compat.v1.variable_scope(tf.compat.v1.VariableScope(reuse=None, name="")):
         for column in columns:
             dense = column.get_dense_tensor(cache, None)

@@ -25,9 +25,10 @@ import contextlib
 import re
 
 import tensorflow as tf
-from tensorflow.python.feature_column import feature_column_v2 as fc_v2
 
 from tfestimator_compat.canned import sdca_solver
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
+from tfestimator_compat.engine.variables import variable_store
 from tfestimator_compat.head import BinaryClassHead
 from tfestimator_compat.head import RegressionHead
 from tfestimator_compat.head import v1_heads
@@ -93,7 +94,7 @@ class LinearSDCA:
 def _check_common(feature_columns, optimizer, sparse_combiner):
     if sparse_combiner != "sum":
         raise ValueError('sparse_combiner must be "sum" when optimizer is a LinearSDCA object.')
-    if not fc_v2.is_feature_column_v2(feature_columns):
+    if not tf_internals.is_feature_column_v2(feature_columns):
         raise ValueError("V2 feature columns required when optimizer is a LinearSDCA object.")
 
 
@@ -135,7 +136,7 @@ def check_model_fn(head, feature_columns, sparse_combiner):
     """
     if sparse_combiner != "sum":
         raise AssertionError('LinearSDCA needs sparse_combiner="sum".')
-    if not fc_v2.is_feature_column_v2(feature_columns):
+    if not tf_internals.is_feature_column_v2(feature_columns):
         raise AssertionError("LinearSDCA needs v2 feature columns.")
     loss_type = _loss_type(head)
     if tf.distribute.has_strategy():
@@ -217,7 +218,7 @@ class _ColumnState:
 
 
 def _store_name(variable):
-    return getattr(variable, "_tf1_name", None) or variable.name.split(":")[0].rstrip("/")
+    return variable_store.tf1_name(variable) or variable.name.split(":")[0].rstrip("/")
 
 
 def _named(parts, name):
@@ -247,14 +248,14 @@ def _slot_names(parts_lists, tf1):
 
 def _sdca_step(features, labels, head, feature_columns, options, cols_to_vars, id_column, tf1):
     batch_size = tf.shape(labels)[0]
-    cache = fc_v2.FeatureTransformationCache(features)
+    cache = tf_internals.FeatureTransformationCache(features)
     state = _ColumnState(cols_to_vars)
     sparse, sparse_weights, dense, dense_weights = [], [], [], []
     for column in sorted(feature_columns, key=lambda c: c.name):
-        if isinstance(column, fc_v2.CategoricalColumn):
+        if isinstance(column, tf_internals.CategoricalColumn):
             sparse.append(_unique_ids(column.get_sparse_tensors(cache, state)))
             sparse_weights.append(_parts(state.get_variable(column, "weights")))
-        elif isinstance(column, fc_v2.DenseColumn):
+        elif isinstance(column, tf_internals.DenseColumn):
             if column.variable_shape.ndims != 1:
                 raise ValueError(
                     f"Column {type(column).__name__} has rank {column.variable_shape.ndims}, "

@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 
 import tensorflow as tf
-from keras.src.utils.naming import to_snake_case
 
 from tfestimator_compat.canned import keras2_optimizers
 from tfestimator_compat.engine import keras_flavours
+from tfestimator_compat.engine.internals import keras_internals
 
 _BY_NAME = {
     "Adagrad": keras2_optimizers.Adagrad,
@@ -166,7 +166,9 @@ def from_keras(optimizer):
     if config.get("decay"):  # Keras 2's (legacy) optimizers only
         kwargs["decay"] = config["decay"]
     # Keras names an unnamed optimizer `adam`, `adam_1`, ... (one counter per process).
-    auto_name = re.fullmatch(rf"{to_snake_case(cls.__name__)}(_\d+)?", config.get("name") or "")
+    auto_name = re.fullmatch(
+        rf"{keras_internals.to_snake_case(cls.__name__)}(_\d+)?", config.get("name") or ""
+    )
     if config.get("name") and not auto_name:
         kwargs["name"] = config["name"]
     for clip in ("clipnorm", "clipvalue", "global_clipnorm"):
@@ -185,7 +187,7 @@ def _variables_of(optimizer):
     """
     variables = optimizer.variables
     variables = list(variables() if callable(variables) else variables)
-    learning_rate = getattr(optimizer, "_learning_rate", None)
+    learning_rate = keras_internals.learning_rate_variable(optimizer)
     if isinstance(learning_rate, tf.Variable):
         variables.append(learning_rate)
     return variables
@@ -201,7 +203,7 @@ def _leave_out_of_checkpoints(variables):
     if tf.executing_eagerly():
         return
     graph = tf.compat.v1.get_default_graph()
-    unused = {id(getattr(variable, "_value", variable)) for variable in variables}
+    unused = {id(keras_internals.backing_variable(variable)) for variable in variables}
     for key in (
         tf.compat.v1.GraphKeys.GLOBAL_VARIABLES,
         tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES,

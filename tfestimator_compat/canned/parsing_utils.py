@@ -19,7 +19,8 @@ def input_fn():
 from __future__ import annotations
 
 import tensorflow as tf
-from tensorflow.python.feature_column import feature_column_v2 as fc_v2
+
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
 
 def _spec_with_label(feature_columns, label_key, label_spec, weight_column):
@@ -27,7 +28,7 @@ def _spec_with_label(feature_columns, label_key, label_spec, weight_column):
     if weight_column is not None:
         if isinstance(weight_column, str):
             weight_column = tf.feature_column.numeric_column(weight_column)
-        if not isinstance(weight_column, fc_v2.NumericColumn):
+        if not isinstance(weight_column, tf_internals.NumericColumn):
             raise ValueError(
                 "weight_column should be an instance of tf.feature_column.numeric_column. "
                 f"Given type: {type(weight_column)} value: {weight_column}"

@@ -18,11 +18,9 @@ from __future__ import annotations
 import re
 
 import tensorflow as tf
-from tensorflow.python.feature_column import feature_column_v2 as fc_v2
-from tensorflow.python.feature_column import feature_column_v2_types as fc_types
-from tensorflow.python.feature_column import sequence_feature_column as sfc
 
 from tfestimator_compat.canned import feature_layers
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
 SEQUENCE_SCOPE = "sequence_features"
 CONTEXT_SCOPE = "dense_features"
@@ -33,7 +31,7 @@ def sequence_columns(columns, argument="sequence_feature_columns") -> list:
     """The sequence columns, checked, in the order of their names."""
     columns = _columns(columns, argument)
     for column in columns:
-        if not isinstance(column, fc_v2.SequenceDenseColumn):
+        if not isinstance(column, tf_internals.SequenceDenseColumn):
             raise ValueError(
                 f"Items of {argument} must be a SequenceDenseColumn "
                 "(sequence_numeric_column, or an embedding_column or indicator_column of a "
@@ -47,7 +45,7 @@ def context_columns(columns) -> list:
     """The context columns (dense, not sequential), checked, in the order of their names."""
     columns = _columns(columns, "context_feature_columns")
     for column in columns:
-        if not isinstance(column, fc_v2.DenseColumn) or _is_sequential(column):
+        if not isinstance(column, tf_internals.DenseColumn) or _is_sequential(column):
             raise ValueError(
                 "Items of context_feature_columns must be a DenseColumn that is not a "
                 f"sequence column (numeric_column, embedding_column, ...). Given: {column.name} "
@@ -67,7 +65,7 @@ def sequence_input(
     is `[batch]` int64, the same for every sequence column (checked when the
     graph runs, as the original did).
     """
-    cache = fc_v2.FeatureTransformationCache(features)
+    cache = tf_internals.FeatureTransformationCache(features)
     state = _StateManager(trainable)
     # At the root: the Keras 2 layers' paths did not start with the model's.
     with tf.compat.v1.variable_scope(tf.compat.v1.VariableScope(reuse=None, name="")):
@@ -84,7 +82,7 @@ def sequence_input(
                 lengths.append(length)
         _check_batch_sizes(tensors, sequence_feature_columns)
         inputs = tf.concat(tensors, -1)
-        sequence_length = sfc._assert_all_equal_and_return(lengths)
+        sequence_length = tf_internals.equal_sequence_lengths(lengths)
         if context_feature_columns:
             context = []
             for column in context_feature_columns:
@@ -95,11 +93,11 @@ def sequence_input(
                     dense = column.get_dense_tensor(cache, state)
                     width = column.variable_shape.num_elements()
                     context.append(tf.reshape(dense, [tf.shape(dense)[0], width]))
-            inputs = sfc.concatenate_context_input(tf.concat(context, -1), inputs)
+            inputs = tf_internals.concatenate_context_input(tf.concat(context, -1), inputs)
     return inputs, sequence_length
 
 
-class _StateManager(fc_v2.StateManager):
+class _StateManager(tf_internals.StateManager):
     """Column variables from `tf.compat.v1.get_variable`; lookup tables kept per graph."""
 
     def __init__(self, trainable):
@@ -143,7 +141,7 @@ class _StateManager(fc_v2.StateManager):
 
 
 def _columns(columns, argument) -> list:
-    if isinstance(columns, fc_types.FeatureColumn):
+    if isinstance(columns, tf_internals.FeatureColumn):
         columns = [columns]
     if isinstance(columns, dict):
         raise ValueError(f"Expected {argument} to be iterable, found dict.")
@@ -152,7 +150,7 @@ def _columns(columns, argument) -> list:
         raise ValueError(f"{argument} must not be empty.")
     names = {}
     for column in columns:
-        if not isinstance(column, fc_types.FeatureColumn):
+        if not isinstance(column, tf_internals.FeatureColumn):
             raise ValueError(
                 f"Items of {argument} must be a FeatureColumn. Given (type {type(column)}): "
                 f"{column}."
@@ -169,7 +167,9 @@ def _columns(columns, argument) -> list:
 
 def _is_sequential(column) -> bool:
     """Whether a column reads sequence features (directly or through the column it wraps)."""
-    if isinstance(column, (fc_v2.SequenceCategoricalColumn, sfc.SequenceNumericColumn)):
+    if isinstance(
+        column, (tf_internals.SequenceCategoricalColumn, tf_internals.SequenceNumericColumn)
+    ):
         return True
     inner = getattr(column, "categorical_column", None)
     return inner is not None and _is_sequential(inner)

@@ -15,6 +15,9 @@ Grouped by concern, each a folder:
   Scaffold's savers, event files, text protos;
 - `distributed/`: `TF_CONFIG`, `tf.distribute` strategies, parameter-server
   clusters and the chief's coordinated loop.
+- `internals/`: the one boundary to TensorFlow's and Keras's private modules
+  and attributes, each under a name that says what it is used for, resolved
+  (and so checked) when the package is imported.
 
 `keras_flavours` tells Keras 3 objects from tf_keras ones; `logs` keeps the
 package's own TensorFlow calls quiet. The public API (`Estimator`,

@@ -22,6 +22,8 @@ import warnings
 
 import keras
 
+from tfestimator_compat.engine.internals import keras_internals
+
 _GUIDE = "migration_guide/replacements.md#legacy-keras-mode"
 # Settings a tf_keras object reports that mean nothing to its Keras 3 counterpart.
 _DESCRIPTIVE = frozenset({"fn", "is_legacy_optimizer", "jit_compile"})
@@ -129,7 +131,7 @@ def as_keras3_model(model, custom_objects: dict | None = None, compile: bool = T
     """
     if not is_tf_keras(model):
         return model
-    if not getattr(model, "_is_graph_network", False):
+    if not keras_internals.is_graph_network(model):
         raise ValueError(
             f"model_to_estimator cannot take the subclassed tf_keras model "
             f"{type(model).__name__}: only tf_keras Sequential and functional models can be "
@@ -143,7 +145,7 @@ def as_keras3_model(model, custom_objects: dict | None = None, compile: bool = T
             model.save(path, include_optimizer=False)
         copy = keras.models.load_model(path, custom_objects=custom_objects, compile=False)
     if compile and getattr(model, "optimizer", None) is not None:
-        compiled = model._get_compile_args(user_metrics=True)
+        compiled = keras_internals.compile_arguments(model)
         copy.compile(
             optimizer=_counterpart(compiled["optimizer"], "optimizers"),
             loss=_counterpart(compiled["loss"], "losses"),

@@ -16,7 +16,7 @@ import contextlib
 import logging
 import warnings
 
-from tensorflow.python.util import deprecation
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
 _TF_LOGGER = logging.getLogger("tensorflow")
 _INTERNAL_LOG_MESSAGES = ("Saver is deprecated",)
@@ -42,7 +42,7 @@ def internal_tf_calls():
         logging.root.addHandler(_SWALLOW)
     _TF_LOGGER.addFilter(_DROP_INTERNAL_MESSAGES)
     try:
-        with deprecation.silence(), warnings.catch_warnings():
+        with tf_internals.deprecation_notices_silenced(), warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
             yield
     finally:

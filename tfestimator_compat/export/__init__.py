@@ -1,12 +1,11 @@
 """`tf.estimator.export`: receivers, export outputs and exporters."""
 
-from tensorflow.python.saved_model.model_utils.export_output import ClassificationOutput
-from tensorflow.python.saved_model.model_utils.export_output import EvalOutput
-from tensorflow.python.saved_model.model_utils.export_output import ExportOutput
-from tensorflow.python.saved_model.model_utils.export_output import PredictOutput
-from tensorflow.python.saved_model.model_utils.export_output import RegressionOutput
-from tensorflow.python.saved_model.model_utils.export_output import TrainOutput
-
+from tfestimator_compat.engine.internals.tensorflow_internals import ClassificationOutput
+from tfestimator_compat.engine.internals.tensorflow_internals import EvalOutput
+from tfestimator_compat.engine.internals.tensorflow_internals import ExportOutput
+from tfestimator_compat.engine.internals.tensorflow_internals import PredictOutput
+from tfestimator_compat.engine.internals.tensorflow_internals import RegressionOutput
+from tfestimator_compat.engine.internals.tensorflow_internals import TrainOutput
 from tfestimator_compat.export.exporter import Exporter
 from tfestimator_compat.export.receivers import ServingInputReceiver
 from tfestimator_compat.export.receivers import SupervisedInputReceiver

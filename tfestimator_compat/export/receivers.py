@@ -10,9 +10,10 @@ import collections
 
 import numpy as np
 import tensorflow as tf
-from tensorflow.python.saved_model.model_utils.export_utils import SINGLE_FEATURE_DEFAULT_NAME
-from tensorflow.python.saved_model.model_utils.export_utils import SINGLE_LABEL_DEFAULT_NAME
-from tensorflow.python.saved_model.model_utils.export_utils import SINGLE_RECEIVER_DEFAULT_NAME
+
+from tfestimator_compat.engine.internals.tensorflow_internals import SINGLE_FEATURE_DEFAULT_NAME
+from tfestimator_compat.engine.internals.tensorflow_internals import SINGLE_LABEL_DEFAULT_NAME
+from tfestimator_compat.engine.internals.tensorflow_internals import SINGLE_RECEIVER_DEFAULT_NAME
 
 _DEFAULT_NAMES = {
     "feature": SINGLE_FEATURE_DEFAULT_NAME,

@@ -17,12 +17,11 @@ import os
 import shutil
 
 import tensorflow as tf
-from tensorflow.core.protobuf import saved_model_pb2
-from tensorflow.python.saved_model import signature_def_utils
-from tensorflow.python.saved_model.model_utils import export_utils
 
 from tfestimator_compat import warm_starting
 from tfestimator_compat.engine import logs
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
+from tfestimator_compat.engine.internals import tensorflow_protos as tf_protos
 from tfestimator_compat.engine.state import text_protos
 from tfestimator_compat.export import temp_dirs
 from tfestimator_compat.export.receivers import ServingInputReceiver
@@ -192,7 +191,7 @@ def _signature_defs(mode, graph, receiver):
 def export_outputs_for_mode(mode, **outputs):
     """A mode's export outputs as the original built them (`predictions`, `loss`,
     `metrics`, `serving_export_outputs`): a `PredictOutput`, `TrainOutput` or `EvalOutput`."""
-    return export_utils.export_outputs_for_mode(mode, **outputs)
+    return tf_internals.export_outputs_for_mode(mode, **outputs)
 
 
 def _build_signature_defs(receiver_tensors, export_outputs, alternatives=None, serving_only=True):
@@ -214,7 +213,7 @@ def _build_signature_defs(receiver_tensors, export_outputs, alternatives=None, s
             except ValueError as error:
                 excluded[key] = str(error)
                 continue
-            if serving_only and not signature_def_utils.is_valid_signature(signature_def):
+            if serving_only and not tf.compat.v1.saved_model.is_valid_signature(signature_def):
                 excluded[key] = "not a valid serving signature"
                 continue
             signature_defs[key] = signature_def
@@ -267,7 +266,7 @@ def _finish_meta_graphs(export_dir, model_signature_defs, tags_of, as_text):
         as_text: write `saved_model.pbtxt` instead of `saved_model.pb`.
     """
     path = os.path.join(export_dir, _SAVED_MODEL_PB)
-    saved_model = saved_model_pb2.SavedModel()
+    saved_model = tf_protos.SavedModel()
     with tf.io.gfile.GFile(path, "rb") as f:
         saved_model.ParseFromString(f.read())
     serving = saved_model.meta_graphs[0]
@@ -275,7 +274,7 @@ def _finish_meta_graphs(export_dir, model_signature_defs, tags_of, as_text):
     by_tag = {}
     for key, tag in tags_of.items():
         by_tag.setdefault(tag, []).append(key)
-    template = saved_model_pb2.SavedModel()
+    template = tf_protos.SavedModel()
     template.meta_graphs.add().CopyFrom(serving)
     del saved_model.meta_graphs[:]
     for tag in sorted(by_tag, key=lambda t: t != tf.saved_model.SERVING):

@@ -19,7 +19,8 @@ import socket
 import time
 
 import tensorflow as tf
-from tensorflow.python.saved_model.model_utils import export_utils
+
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
 _OWNER_FILE = "tfestimator_compat.owner"
 _FOREIGN_AGE_SECS = 24 * 3600
@@ -53,8 +54,8 @@ def claim(export_dir_base):
     recorded as the temp folder's owner.
     """
     while True:
-        export_dir = export_utils.get_timestamped_export_dir(export_dir_base)  # bytes, as TF's
-        temp_dir = os.fsdecode(export_utils.get_temp_export_dir(export_dir))
+        export_dir = tf_internals.get_timestamped_export_dir(export_dir_base)  # bytes, as TF's
+        temp_dir = os.fsdecode(tf_internals.get_temp_export_dir(export_dir))
         if not tf.io.gfile.exists(temp_dir):
             break
         time.sleep(1)  # timestamps are in seconds

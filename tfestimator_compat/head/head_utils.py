@@ -11,9 +11,8 @@ mismatches become runtime assertions) and eagerly.
 from __future__ import annotations
 
 import tensorflow as tf
-from tensorflow.python.feature_column import feature_column as fc_v1
-from tensorflow.python.feature_column import feature_column_v2 as fc_v2
 
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 from tfestimator_compat.engine.tracing import fn_args
 
 SUM = "sum"
@@ -179,10 +178,12 @@ def example_weights(features, weight_column, logits, allow_per_logit_weights=Fal
         return 1.0
     if isinstance(weight_column, str):
         weight_column = tf.feature_column.numeric_column(key=weight_column, shape=(1,))
-    if isinstance(weight_column, fc_v2.NumericColumn):
-        weights = weight_column.get_dense_tensor(fc_v2.FeatureTransformationCache(features), None)
-    elif isinstance(weight_column, fc_v1._NumericColumn):
-        weights = weight_column._get_dense_tensor(fc_v1._LazyBuilder(features))
+    if isinstance(weight_column, tf_internals.NumericColumn):
+        weights = weight_column.get_dense_tensor(
+            tf_internals.FeatureTransformationCache(features), None
+        )
+    elif isinstance(weight_column, tf_internals.V1NumericColumn):
+        weights = tf_internals.v1_dense_tensor(weight_column, features)
     else:
         raise TypeError(
             "Weight column must be either a string or NumericColumn. "

@@ -149,10 +149,14 @@ def _compat_modules():
     keeps the first one. Importing both now fixes the objects that later
     imports find; the earlier ones get the names too.
     """
+    # Here, not at the top: a TensorFlow <= 2.15 (which `install` leaves alone)
+    # lacks internals the boundary resolves as it is imported.
+    from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
+
     found = {"v1": [], "v2": []}
     for version in found:
         found[version].append(getattr(tf.compat, version))
-        found[version].append(sys.modules.get(f"tensorflow._api.v2.compat.{version}"))
+        found[version].append(tf_internals.loaded_compat_api_module(version))
         found[version].append(importlib.import_module(f"tensorflow.compat.{version}"))
         found[version].append(getattr(tf.compat, version))
     for version in found:  # `tf.compat.v1.compat.v1`, which TF 1.15 code reached too
@@ -187,6 +191,7 @@ def _register(name, namespace):
 def _install_keras_estimator(compat_v1):
     """`tf.keras.estimator.model_to_estimator`, where the package has `model_to_estimator`."""
     import tfestimator_compat
+    from tfestimator_compat.engine.internals import keras_internals
 
     model_to_estimator = getattr(tfestimator_compat, "model_to_estimator", None)
     if model_to_estimator is None:
@@ -194,7 +199,7 @@ def _install_keras_estimator(compat_v1):
     namespace = _namespace("tensorflow.keras.estimator", "tf.keras.estimator.")
     namespace.model_to_estimator = model_to_estimator
     namespace.__all__ = ["model_to_estimator"]
-    kerases = [tf.keras, sys.modules.get("keras._tf_keras.keras")]
+    kerases = [tf.keras, keras_internals.loaded_tf_keras_namespace()]
     for module in compat_v1:
         try:
             kerases.append(module.keras)

@@ -7,13 +7,14 @@ wrapped optimizer; on a TPU it is TensorFlow's own class.
 """
 
 import tensorflow as tf
-from tensorflow.python.tpu import tpu_function
+
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
 _TF_CROSS_SHARD_OPTIMIZER = tf.compat.v1.tpu.CrossShardOptimizer
 
 
 def _in_tpu_shard_context():
-    return tpu_function.get_tpu_context().number_of_shards is not None
+    return tf_internals.tpu_context().number_of_shards is not None
 
 
 class CrossShardOptimizer(_TF_CROSS_SHARD_OPTIMIZER):
@@ -22,12 +23,16 @@ class CrossShardOptimizer(_TF_CROSS_SHARD_OPTIMIZER):
     def compute_gradients(self, loss, var_list=None, **kwargs):
         if _in_tpu_shard_context():
             return super().compute_gradients(loss, var_list=var_list, **kwargs)
-        return self._opt.compute_gradients(loss, var_list=var_list, **kwargs)
+        return tf_internals.cross_shard_wrapped_optimizer(self).compute_gradients(
+            loss, var_list=var_list, **kwargs
+        )
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         if _in_tpu_shard_context():
             return super().apply_gradients(grads_and_vars, global_step, name)
-        return self._opt.apply_gradients(grads_and_vars, global_step, name)
+        return tf_internals.cross_shard_wrapped_optimizer(self).apply_gradients(
+            grads_and_vars, global_step, name
+        )
 
 
 def install():

@@ -15,8 +15,8 @@ import enum
 import inspect
 
 import tensorflow as tf
-from tensorflow.python.ops import summary_ops_v2
 
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 from tfestimator_compat.engine.tracing import fn_args
 from tfestimator_compat.estimator import Estimator
 from tfestimator_compat.estimator import verify_model_fn_args
@@ -155,18 +155,16 @@ def _summary_writers_made():
     so the hook keeps the objects for the whole run.
     """
     writers = []
-    writer_class = summary_ops_v2._ResourceSummaryWriter
-    original_init = writer_class.__init__
 
     def recording_init(self, *args, **kwargs):
         original_init(self, *args, **kwargs)
         writers.append(self)
 
-    writer_class.__init__ = recording_init
+    original_init = tf_internals.replace_summary_writer_init(recording_init)
     try:
         yield writers
     finally:
-        writer_class.__init__ = original_init
+        tf_internals.replace_summary_writer_init(original_init)
 
 
 class _HostCallHook(tf.compat.v1.train.SessionRunHook):
@@ -177,9 +175,9 @@ class _HostCallHook(tf.compat.v1.train.SessionRunHook):
         self._writers = list(writers)
 
     def begin(self):
-        self._init_ops = summary_ops_v2.summary_writer_initializer_op()
+        self._init_ops = tf_internals.summary_writer_initializer_op()
         self._flush_ops = [
-            summary_ops_v2.legacy_raw_flush(writer=op.inputs[0]) for op in self._init_ops
+            tf_internals.legacy_raw_flush(writer=op.inputs[0]) for op in self._init_ops
         ]
 
     def after_create_session(self, session, coord):

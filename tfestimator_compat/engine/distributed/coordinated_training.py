@@ -16,9 +16,9 @@ callback looks at the global step, so events land where they are due.
 import contextlib
 
 import tensorflow as tf
-from tensorflow.python.distribute.coordinator import values as coordinator_values
 
 from tfestimator_compat.engine.inputs.input_fn import call_input_fn
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 from tfestimator_compat.engine.loop.loop_callbacks import TrainingLoop
 
 
@@ -39,7 +39,7 @@ class PerWorkerInput:
     """
 
     def __init__(self, coordinator, input_fn, mode, params, config):
-        workers = coordinator._cluster.workers
+        workers = tf_internals.coordinator_workers(coordinator)
         traced = {}
 
         def iterator_function(index):
@@ -75,9 +75,9 @@ class PerWorkerInput:
         remote = []
         for worker, function in zip(workers, functions):
             value = worker.create_resource(function)
-            value._type_spec = spec
+            tf_internals.set_remote_value_type_spec(value, spec)
             remote.append(value)
-        self.iterator = coordinator_values.PerWorkerDistributedIterator(tuple(remote))
+        self.iterator = tf_internals.PerWorkerDistributedIterator(tuple(remote))
 
     # What `Estimator._traced` reads of an input.
     endless = False

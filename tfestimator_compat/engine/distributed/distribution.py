@@ -26,12 +26,11 @@ import shutil
 import tempfile
 
 import tensorflow as tf
-from tensorflow.python.distribute import multi_worker_util
-from tensorflow.python.eager import context
 
 from tfestimator_compat.engine import keras_flavours
 from tfestimator_compat.engine.distributed import cluster
 from tfestimator_compat.engine.distributed import parameter_servers
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 from tfestimator_compat.spec import EstimatorSpec
 
 
@@ -48,8 +47,8 @@ def input_context(strategy) -> tf.distribute.InputContext:
         return tf.distribute.InputContext()
     extended = strategy.extended
     return tf.distribute.InputContext(
-        num_input_pipelines=getattr(extended, "_num_workers", 1),
-        input_pipeline_id=getattr(extended, "_id_in_cluster", 0),
+        num_input_pipelines=tf_internals.worker_count(extended),
+        input_pipeline_id=tf_internals.worker_index(extended),
         num_replicas_in_sync=strategy.num_replicas_in_sync,
     )
 
@@ -114,7 +113,7 @@ def check_cluster(config):
         return
     if in_multi_worker_cluster(config) and config.task_type != "evaluator":
         strategy = config.train_distribute
-        if strategy is None or getattr(strategy.extended, "_num_workers", 1) < 2:
+        if strategy is None or tf_internals.worker_count(strategy.extended) < 2:
             raise ValueError(
                 "TF_CONFIG names several training tasks, but RunConfig(train_distribute=...) "
                 "is not a multi-worker strategy, so each task would train on its own. Pass "
@@ -149,7 +148,7 @@ def as_tf2_strategy(strategy):
     if isinstance(strategy, v1.MirroredStrategy):
         return tf.distribute.MirroredStrategy(
             devices=list(extended.worker_devices),
-            cross_device_ops=getattr(extended, "_cross_device_ops", None),
+            cross_device_ops=tf_internals.cross_device_ops(extended),
         )
     if isinstance(strategy, v1.OneDeviceStrategy):
         return tf.distribute.OneDeviceStrategy(extended.worker_devices[0])
@@ -158,7 +157,7 @@ def as_tf2_strategy(strategy):
 
 def _spans_workers(strategy):
     extended = getattr(strategy, "extended", None)
-    return hasattr(extended, "_cross_device_ops") and getattr(extended, "_num_workers", 1) > 1
+    return tf_internals.has_cross_device_ops(extended) and tf_internals.worker_count(extended) > 1
 
 
 def _multi_worker_mirrored_made_eagerly(strategy):
@@ -172,10 +171,10 @@ def _multi_worker_mirrored_made_eagerly(strategy):
     """
     if _spans_workers(strategy):
         _configure_collectives_after_startup(strategy.cluster_resolver)
-    with context.eager_mode():
+    with tf_internals.eager_mode():
         return tf.distribute.MultiWorkerMirroredStrategy(
             cluster_resolver=strategy.cluster_resolver,
-            communication_options=getattr(strategy.extended, "_communication_options", None),
+            communication_options=tf_internals.communication_options(strategy.extended),
         )
 
 
@@ -187,15 +186,18 @@ def _configure_collectives_after_startup(cluster_resolver):
     checks that they match what it would set, and enables the collectives on
     the running context itself (TensorFlow supports that, with a warning).
     """
-    eager = context.context()
-    if eager._context_handle is None or eager._collective_leader is not None:
+    eager = tf_internals.eager_context()
+    if not tf_internals.collectives_configurable(eager):
         return  # not started yet (the strategy configures it) or already configured
-    cluster_spec = multi_worker_util.normalize_cluster_spec(cluster_resolver.cluster_spec())
+    cluster_spec = tf_internals.normalize_cluster_spec(cluster_resolver.cluster_spec())
     task_type, task_id = cluster_resolver.task_type, cluster_resolver.task_id
-    eager._collective_leader = multi_worker_util.collective_leader(cluster_spec, task_type, task_id)
-    eager._collective_scoped_allocator_enabled_ops = ("CollectiveReduce",)
-    eager._collective_use_nccl_communication = False
-    eager._collective_device_filters = (f"/job:{task_type}/task:{task_id}",)
+    tf_internals.set_collective_settings(
+        eager,
+        leader=tf_internals.collective_leader(cluster_spec, task_type, task_id),
+        scoped_allocator_enabled_ops=("CollectiveReduce",),
+        use_nccl_communication=False,
+        device_filters=(f"/job:{task_type}/task:{task_id}",),
+    )
 
 
 def _order_collectives_for_functions(strategy):
@@ -207,11 +209,13 @@ def _order_collectives_for_functions(strategy):
     Collectives are configured once per process, so the launchers get their
     tokens rather than the strategy being made again.
     """
-    cross_device_ops = getattr(getattr(strategy, "extended", None), "_cross_device_ops", None)
-    for launcher in getattr(cross_device_ops, "_launchers", ()):
-        if getattr(launcher, "_ordering_token", None) is None:
-            with context.eager_mode(), tf.init_scope(), tf.device(launcher._device):
-                launcher._ordering_token = tf.Variable(0.0, trainable=False)
+    cross_device_ops = tf_internals.cross_device_ops(getattr(strategy, "extended", None))
+    for launcher in tf_internals.collective_launchers(cross_device_ops):
+        if tf_internals.launcher_ordering_token(launcher) is None:
+            device = tf_internals.launcher_device(launcher)
+            with tf_internals.eager_mode(), tf.init_scope(), tf.device(device):
+                token = tf.Variable(0.0, trainable=False)
+                tf_internals.set_launcher_ordering_token(launcher, token)
 
 
 def check_strategy(strategy, name: str):
@@ -235,7 +239,7 @@ def call_for_each_replica(strategy, call_model_fn, replica_inputs):
     """
     features = _per_replica(strategy, [inputs[0] for inputs in replica_inputs])
     labels = _per_replica(strategy, [inputs[1] for inputs in replica_inputs])
-    with strategy._scale_loss_for_estimator_enabled():
+    with tf_internals.scaling_loss_for_estimator(strategy):
         # As without a strategy, the model_fn runs as written (no autograph).
         call = tf.autograph.experimental.do_not_convert(call_model_fn)
         grouped = strategy.extended.call_for_each_replica(call, args=(features, labels))

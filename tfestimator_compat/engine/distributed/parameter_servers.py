@@ -43,6 +43,7 @@ import time
 import tensorflow as tf
 
 from tfestimator_compat.engine.distributed import cluster as cluster_lib
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 from tfestimator_compat.engine.state import checkpoints
 
 _logging = tf.compat.v1.logging
@@ -145,7 +146,7 @@ def tf1_partitioning(strategy):
     creates variables.
     """
     extended = strategy.extended
-    partitioner = getattr(extended, "_variable_partitioner", None)
+    partitioner = tf_internals.variable_partitioner(extended)
     if partitioner is not None:
         _logging.warning(
             "ParameterServerStrategy(variable_partitioner=...) is not applied to an "
@@ -154,12 +155,12 @@ def tf1_partitioning(strategy):
             "checkpoints keep the original's keys. See %s.",
             _GUIDE,
         )
-        extended._variable_partitioner = None
+        tf_internals.set_variable_partitioner(extended, None)
     try:
         yield
     finally:
         if partitioner is not None:
-            extended._variable_partitioner = partitioner
+            tf_internals.set_variable_partitioner(extended, partitioner)
 
 
 def serve_until_chief_is_done(config, last_step):

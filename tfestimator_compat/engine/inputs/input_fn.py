@@ -29,8 +29,6 @@ Whatever the structure (dicts with mixed keys, a bare tensor, no labels),
 import contextlib
 
 import tensorflow as tf
-from tensorflow.python.data.ops import dataset_ops
-from tensorflow.python.framework import random_seed
 
 from tfestimator_compat.engine import logs
 from tfestimator_compat.engine.inputs import input_errors
@@ -39,6 +37,7 @@ from tfestimator_compat.engine.inputs.input_structure import NestedStructure
 from tfestimator_compat.engine.inputs.input_structure import features_and_labels
 from tfestimator_compat.engine.inputs.input_structure import leaves
 from tfestimator_compat.engine.inputs.tf1_input_graph import TF1InputGraph
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 from tfestimator_compat.engine.tracing import fn_args
 from tfestimator_compat.engine.tracing import random_ops
 from tfestimator_compat.engine.tracing import random_seeds
@@ -310,14 +309,9 @@ def _tf1_iterators(make_iterator):
     saved = [
         (v1_data, "make_one_shot_iterator", v1_data.make_one_shot_iterator),
         (v1_data, "make_initializable_iterator", v1_data.make_initializable_iterator),
-        (dataset_ops, "make_one_shot_iterator", dataset_ops.make_one_shot_iterator),
-        (dataset_ops, "make_initializable_iterator", dataset_ops.make_initializable_iterator),
     ]
-    methods = [
-        (dataset_ops.DatasetV1, "make_one_shot_iterator"),
-        (dataset_ops.DatasetV1, "make_initializable_iterator"),
-    ]
-    saved += [(owner, name, owner.__dict__[name]) for owner, name in methods]
+    # The data module's functions, then `DatasetV1`'s methods.
+    saved += tf_internals.tf1_iterator_patch_points()
 
     def patched(dataset, *args, **kwargs):
         return make_iterator(dataset)
@@ -325,7 +319,7 @@ def _tf1_iterators(make_iterator):
     def patched_one_shot(dataset, *args, **kwargs):
         # TF1's one-shot iterator took an op seed (to seed its dataset
         # function), so the random ops after it take the ones after.
-        random_seed.get_seed(None)
+        tf.compat.v1.get_seed(None)
         return make_iterator(dataset)
 
     try:
@@ -368,7 +362,7 @@ def _mapped_iterator(call, eager_dataset):
 
     # A random op after get_next() drew one value per Session run, in order:
     # its map runs one element at a time then.
-    stateful = any(op._is_stateful for op in transform.graph.get_operations())
+    stateful = any(tf_internals.is_stateful(op) for op in transform.graph.get_operations())
     parallel = None if stateful else tf.data.AUTOTUNE
     dataset = eager_dataset.map(apply, num_parallel_calls=parallel, deterministic=True)
     session = _MappedInputSession(wrapped, features_and_labels(built["result"]))

@@ -16,9 +16,9 @@ import time
 
 import numpy as np
 import tensorflow as tf
-from tensorflow.core.framework import types_pb2
 
 from tfestimator_compat.engine import logs
+from tfestimator_compat.engine.internals import tensorflow_protos as tf_protos
 from tfestimator_compat.engine.variables import partitioned_variables
 from tfestimator_compat.engine.variables.variable_store import is_table
 from tfestimator_compat.engine.variables.variable_store import per_device_copies
@@ -166,7 +166,7 @@ def _data_bytes(checkpoint):
     """
     total = 0
     for dtype_name, shape in _INDEX_ENTRY.findall(checkpoint.debug_string()):
-        dtype = tf.as_dtype(types_pb2.DataType.Value(dtype_name.decode()))
+        dtype = tf.as_dtype(tf_protos.data_type_enum(dtype_name.decode()))
         if dtype != tf.string:
             total += int(np.prod([int(size) for size in shape.split(b",") if size])) * dtype.size
     return total

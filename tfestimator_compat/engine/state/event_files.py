@@ -8,7 +8,6 @@ original Estimator wrote them, so TensorBoard and scripts that read
 import numpy as np
 import tensorflow as tf
 from google.protobuf import message
-from tensorflow.core.framework import summary_pb2
 
 from tfestimator_compat.engine import logs
 
@@ -28,7 +27,7 @@ def write_summary(directory, summary, step, flush=True):
     Training writes many and flushes at the end of `train()`; other writes flush
     at once so readers see them immediately.
     """
-    if isinstance(summary, summary_pb2.Summary):
+    if isinstance(summary, tf.compat.v1.Summary):
         summary = summary.SerializeToString()
     writer = writer_for(directory)
     with writer.as_default():
@@ -68,7 +67,7 @@ def write_graph(directory, graph_def):
 
 def dict_to_summary(values):
     """A `Summary` of the scalar and array entries of an evaluation result."""
-    summary = summary_pb2.Summary()
+    summary = tf.compat.v1.Summary()
     for key, value in sorted(values.items()):
         if key == "global_step" or value is None:
             continue
@@ -95,7 +94,7 @@ def _add_serialized_summary(summary, key, serialized):
     """A metric whose value is a serialized `Summary` (an image, a histogram) is
     written as its values, tagged `<key>/<i>`, as the original wrote it."""
     try:
-        metric_summary = summary_pb2.Summary.FromString(serialized)
+        metric_summary = tf.compat.v1.Summary.FromString(serialized)
     except message.DecodeError:
         tf.compat.v1.logging.warning(
             "Skipping summary for %s: its value is bytes but not a serialized Summary.", key

@@ -18,6 +18,7 @@
 import numpy as np
 import tensorflow as tf
 
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 from tfestimator_compat.engine.loop.hook_runner import GraphSession
 from tfestimator_compat.engine.tracing.tensor_semantics import tf1_tensor_semantics
 from tfestimator_compat.engine.variables.variable_store import is_rng_state
@@ -159,7 +160,7 @@ def saved_variables(saver, store):
         saver: the Scaffold's saver, or None.
         store: the Estimator's `VariableStore`.
     """
-    var_list = getattr(saver, "_var_list", None) if _is_tf1_saver(saver) else None
+    var_list = tf_internals.saver_var_list(saver) if _is_tf1_saver(saver) else None
     if var_list is None:
         return None
     pairs = var_list.items() if isinstance(var_list, dict) else [(None, v) for v in var_list]
@@ -195,7 +196,7 @@ def restore_with_custom_saver(model_fn_graph, checkpoint_path):
 def checkpoints_to_keep(saver, config):
     """(max_to_keep, keep_checkpoint_every_n_hours): the Scaffold saver's, or the RunConfig's."""
     if _is_tf1_saver(saver):
-        return saver._max_to_keep, saver._keep_checkpoint_every_n_hours
+        return tf_internals.saver_retention(saver)
     return config.keep_checkpoint_max, config.keep_checkpoint_every_n_hours
 
 

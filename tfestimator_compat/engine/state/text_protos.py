@@ -12,7 +12,8 @@ Python printer.
 import os
 
 import tensorflow as tf
-from tensorflow.python.lib.io import file_io
+
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
 
 def write(message, path):
@@ -21,4 +22,4 @@ def write(message, path):
     directory = os.path.dirname(path)
     if directory and not tf.io.gfile.exists(directory):
         tf.io.gfile.makedirs(directory)
-    file_io.atomic_write_string_to_file(path, str(message))
+    tf_internals.atomic_write_string_to_file(path, str(message))

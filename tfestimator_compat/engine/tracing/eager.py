@@ -19,7 +19,9 @@ import inspect
 from typing import Callable
 from typing import TypeVar
 
-from tensorflow.python.eager import context
+import tensorflow as tf
+
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
 _Function = TypeVar("_Function", bound=Callable)
 
@@ -52,11 +54,11 @@ def in_eager_mode(function: _Function) -> _Function:
 
         @functools.wraps(function)
         def wrapper(*args, **kwargs):
-            if context.executing_eagerly():
+            if tf.executing_eagerly():
                 # The usual case, and per-value mode switches would cost more
                 # than a fast prediction loop spends per example.
                 return (yield from function(*args, **kwargs))
-            with context.eager_mode():
+            with tf_internals.eager_mode():
                 generator = function(*args, **kwargs)
             return (yield from _EagerGenerator(generator))
 
@@ -64,7 +66,7 @@ def in_eager_mode(function: _Function) -> _Function:
 
         @functools.wraps(function)
         def wrapper(*args, **kwargs):
-            with context.eager_mode():
+            with tf_internals.eager_mode():
                 return function(*args, **kwargs)
 
     wrapper.__in_eager_mode__ = True
@@ -81,17 +83,17 @@ class _EagerGenerator:
         return self
 
     def __next__(self):
-        with context.eager_mode():
+        with tf_internals.eager_mode():
             return next(self._generator)
 
     def send(self, value):
-        with context.eager_mode():
+        with tf_internals.eager_mode():
             return self._generator.send(value)
 
     def throw(self, *exception):
-        with context.eager_mode():
+        with tf_internals.eager_mode():
             return self._generator.throw(*exception)
 
     def close(self):
-        with context.eager_mode():
+        with tf_internals.eager_mode():
             self._generator.close()

@@ -11,10 +11,8 @@ devices and captured variables.
 """
 
 import tensorflow as tf
-from tensorflow.python.eager import wrap_function
-from tensorflow.python.framework import func_graph
-from tensorflow.python.framework import importer
-from tensorflow.python.ops import resource_variable_ops
+
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
 # Attributes `WrappedFunction.prune` drops too: colocation with ops that may
 # not be copied, and the TPU replication context the copy is no longer in.
@@ -93,7 +91,7 @@ def prune(wrapped, feeds, fetches, graph_defs=None, gated=None):
     _check_fed(needed | gated_only, nodes)
 
     with graph.as_default():
-        pruned = func_graph.FuncGraph("pruned")
+        pruned = tf_internals.FuncGraph("pruned")
     with pruned.as_default():
         events = None
         if gated is not None:
@@ -107,8 +105,8 @@ def prune(wrapped, feeds, fetches, graph_defs=None, gated=None):
         for name, placeholder in placeholders.items():
             if name in captured:
                 pruned.add_capture(captured[name], placeholder)
-        for function in graph._functions.values():
-            pruned._add_function(function)
+        for function in tf_internals.graph_functions(graph):
+            tf_internals.add_graph_function(pruned, function)
         _import(needed, nodes, graph, _input_map(edges, placeholders, replaced))
 
         def lifted(x):
@@ -139,12 +137,15 @@ def prune(wrapped, feeds, fetches, graph_defs=None, gated=None):
     pruned.variables = graph.variables
     pruned.structured_outputs = outputs
     pruned.structured_input_signature = None
-    function = wrap_function.WrappedFunction(pruned, variable_holder=wrapped._variable_holder)
-    function._num_positional_args = len(pruned.inputs) - len(pruned.internal_captures)
+    function = tf_internals.WrappedFunction(
+        pruned, variable_holder=tf_internals.variable_holder(wrapped)
+    )
     # Arguments are named after the tensors they feed, as `prune` named them.
-    function._arg_keywords = ([events.op.name] if events is not None else []) + [
-        f.op.name for f in feeds
-    ]
+    tf_internals.set_call_arguments(
+        function,
+        len(pruned.inputs) - len(pruned.internal_captures),
+        ([events.op.name] if events is not None else []) + [f.op.name for f in feeds],
+    )
     return function
 
 
@@ -187,21 +188,15 @@ def _import(names, nodes, graph, input_map):
         for attr in _DROPPED_ATTRS:
             if attr in node.attr:
                 del node.attr[attr]
-    importer._import_graph_def_internal(
-        graph_def,
-        input_map=input_map,
-        validate_colocation_constraints=False,
-        name="",
-        propagate_device_spec=True,
-    )
+    tf_internals.import_graph_def_as_is(graph_def, input_map)
 
 
 def _gated_branch(gated_tensors, gated_only, nodes, graph, lifted):
     """The branch that computes `gated_tensors`: the nodes only they need, imported
     into the branch, fed by captures of what the rest of the function computed."""
     branch = tf.compat.v1.get_default_graph()
-    for function in graph._functions.values():
-        branch._add_function(function)
+    for function in tf_internals.graph_functions(graph):
+        tf_internals.add_graph_function(branch, function)
     input_map, waits_for = {}, set()
     for name in gated_only:
         for edge in nodes[name].input:
@@ -277,9 +272,7 @@ def _placeholder_like(tensor, name):
     """A placeholder of `tensor`'s dtype, shape, device and variable metadata."""
     with tf.device(tensor.op.device):
         placeholder = tf.compat.v1.placeholder(tensor.dtype, tensor.shape, name=name)
-    handle_data = resource_variable_ops.get_resource_handle_data(tensor)
+    handle_data = tf_internals.resource_handle_data(tensor)
     if handle_data.shape_and_type:
-        resource_variable_ops._set_handle_shapes_and_types(
-            placeholder, handle_data, graph_mode=True
-        )
+        tf_internals.set_resource_handle_data(placeholder, handle_data)
     return placeholder

@@ -14,8 +14,6 @@ import contextlib
 import inspect
 
 import tensorflow as tf
-from tensorflow.python.trackable import resource
-from tensorflow.python.training import training_util
 
 from tfestimator_compat.engine import keras_flavours
 from tfestimator_compat.engine import logs
@@ -23,6 +21,7 @@ from tfestimator_compat.engine.distributed import distribution
 from tfestimator_compat.engine.inputs.input_structure import flat_tensors
 from tfestimator_compat.engine.inputs.input_structure import leaves
 from tfestimator_compat.engine.inputs.input_structure import map_leaves
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 from tfestimator_compat.engine.tracing import fn_args
 from tfestimator_compat.engine.tracing import graph_pruning
 from tfestimator_compat.engine.tracing import keras_optimizers_in_graph as keras_optimizers
@@ -128,7 +127,7 @@ class ModelFnGraph:
         self._model_fn = model_fn
         self._make_inputs = make_inputs
         self._store = store
-        self._resources = resource.ResourceTracker()
+        self._resources = tf_internals.ResourceTracker()
         self._params = params
         self._config = config
         self._strategy = strategy
@@ -162,7 +161,7 @@ class ModelFnGraph:
         # The batch as the model_fn got it, before it could change the dicts.
         self.batch_leaves = (leaves(self.features), leaves(self.labels))
         self._feeds = [t for inputs in replica_inputs for t in self.flat_inputs(*inputs)]
-        with self._store.scope(), resource.resource_tracker_scope(self._resources):
+        with self._store.scope(), tf_internals.resource_tracker_scope(self._resources):
             self.global_step = tf.compat.v1.train.get_or_create_global_step()
             if self._strategy is None:
                 spec = self._call_model_fn(*replica_inputs[0])
@@ -208,10 +207,10 @@ class ModelFnGraph:
         model started without a checkpoint of its own. None when there are none.
         """
         overrides = [
-            variable._initializer_op
+            tf_internals.variable_initializer_op(variable)
             for variable in graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)
-            if isinstance(getattr(variable, "_initializer_op", None), tf.Operation)
-            and variable._initializer_op.graph is graph
+            if isinstance(tf_internals.variable_initializer_op(variable), tf.Operation)
+            and tf_internals.variable_initializer_op(variable).graph is graph
         ]
         return tf.group(*overrides, name="init_from_checkpoint") if overrides else None
 
@@ -224,7 +223,7 @@ class ModelFnGraph:
         """
         with tf.name_scope("global_step/"):
             read = tf.identity(self.global_step.read_value(), name="read_for_hooks")
-        tf.compat.v1.add_to_collection(training_util.GLOBAL_STEP_READ_KEY, read)
+        tf.compat.v1.add_to_collection(tf_internals.GLOBAL_STEP_READ_KEY, read)
         self.global_step_read = read
         self._order_variable_reads()
 
@@ -270,7 +269,7 @@ class ModelFnGraph:
                     continue
                 for write in handle_writes:
                     if read not in write.control_inputs:
-                        write._add_control_input(read)
+                        tf_internals.add_control_input(write, read)
 
     def _initialize_tables_before_use(self, graph):
         """Makes every use of a TF1 lookup table wait for the table's initializer.
@@ -292,7 +291,7 @@ class ModelFnGraph:
             if op in initializer_ops or not op.inputs:
                 continue
             for init in initializers.get(op.inputs[0].op, ()):
-                op._add_control_input(init)
+                tf_internals.add_control_input(op, init)
 
     def _summary_op(self, spec):
         """The summaries a training run writes: the scaffold's, or all of them
@@ -507,7 +506,8 @@ def _downstream(ops):
     """`ops` and every op that waits for one of them, through data or control edges."""
 
     def consumers(op):
-        return [c for output in op.outputs for c in output.consumers()] + op._control_outputs
+        outputs = [c for output in op.outputs for c in output.consumers()]
+        return outputs + tf_internals.control_outputs(op)
 
     return _reachable(ops, consumers)
 

@@ -26,24 +26,19 @@ import contextlib
 import functools
 
 import tensorflow as tf
-from tensorflow.python import pywrap_tfe
-from tensorflow.python.eager import context
-from tensorflow.python.framework import op_callbacks
-from tensorflow.python.framework import op_def_registry
-from tensorflow.python.ops import gen_stateless_random_ops_v2 as stateless
-from tensorflow.python.ops import resource_variable_ops
 
 from tfestimator_compat.engine.inputs.input_structure import map_leaves
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
 _logging = tf.compat.v1.logging
 
 # Stateful op type -> the stateless op that draws the same numbers from the same
 # Philox key and counter.
 _STATELESS_TWINS = {
-    "RandomUniform": stateless.stateless_random_uniform_v2,
-    "RandomStandardNormal": stateless.stateless_random_normal_v2,
-    "TruncatedNormal": stateless.stateless_truncated_normal_v2,
-    "RandomUniformInt": stateless.stateless_random_uniform_int_v2,
+    "RandomUniform": tf_internals.stateless_random_uniform,
+    "RandomStandardNormal": tf_internals.stateless_random_normal,
+    "TruncatedNormal": tf_internals.stateless_truncated_normal,
+    "RandomUniformInt": tf_internals.stateless_random_uniform_int,
 }
 _PHILOX = 1  # `tf.random.Algorithm.PHILOX`
 # A stateful kernel moves its 128-bit Philox counter this far per output element
@@ -109,9 +104,8 @@ def restarting_eager_random_ops():
         with eager_ops_run(_is_seeded_random_kind) as ran:
             yield
     finally:
-        handle = context.context()._context_handle
-        if ran and handle is not None:
-            pywrap_tfe.TFE_ContextClearCaches(handle)
+        if ran:
+            tf_internals.clear_eager_kernel_caches()
 
 
 @contextlib.contextmanager
@@ -124,17 +118,17 @@ def eager_ops_run(wanted):
         if graph is None and wanted(op_type, dict(_pairs(attrs))):
             ran.append(op_type)
 
-    op_callbacks.add_op_callback(callback)
+    tf_internals.add_op_callback(callback)
     try:
         yield ran
     finally:
-        op_callbacks.remove_op_callback(callback)
+        tf_internals.remove_op_callback(callback)
 
 
 def is_stateful_kind(op_type, attrs=None) -> bool:
     """Whether ops of `op_type` may hold state; a function call's op, which has
     no registered definition, counts as stateful."""
-    op_def = op_def_registry.get(op_type)
+    op_def = tf_internals.registered_op_def(op_type)
     return op_def is None or op_def.is_stateful
 
 
@@ -160,7 +154,7 @@ def _is_seeded_random_kind(op_type, attrs) -> bool:
 def _takes_seeds(op_type) -> bool:
     """Whether ops of `op_type` are stateful and take `seed` and `seed2`. With
     both seeds 0 such a kernel seeds itself at random, and nothing repeats."""
-    op_def = op_def_registry.get(op_type)
+    op_def = tf_internals.registered_op_def(op_type)
     if op_def is None or not op_def.is_stateful:
         return False
     return {"seed", "seed2"} <= {attr.name for attr in op_def.attr}
@@ -170,7 +164,7 @@ def _replace(op):
     """Puts a stateless twin of random op `op` in its place; returns its counter
     and its output."""
     with tf.init_scope():
-        counter = resource_variable_ops.ResourceVariable(
+        counter = tf_internals.ResourceVariable(
             0, dtype=tf.int64, trainable=False, name=f"{op.name}/counter"
         )
     shape = op.inputs[0]
@@ -199,18 +193,17 @@ def _reroute(op, value):
     for consumer in output.consumers():
         for index, tensor in enumerate(consumer.inputs):
             if tensor.name == output.name:
-                consumer._update_input(index, value)
-    for waiting in op._control_outputs:
+                tf_internals.update_input(consumer, index, value)
+    for waiting in tf_internals.control_outputs(op):
         others = [dep for dep in waiting.control_inputs if dep is not op]
-        waiting._remove_all_control_inputs()
-        waiting._add_control_inputs(others + [value.op])
+        tf_internals.replace_control_inputs(waiting, others + [value.op])
 
 
 def _random_ops_in_functions(graph) -> list:
     """Seeded stateful random ops in the bodies of the graph's functions (the
     branches of a `tf.cond`, the body of a `tf.while_loop`)."""
     found = []
-    for function in graph._functions.values():
+    for function in tf_internals.graph_functions(graph):
         definition = getattr(function, "cached_definition", None) or function.definition
         for node in definition.node_def:
             if _is_seeded_random_kind(node.op, node.attr):

@@ -23,11 +23,9 @@ import contextlib
 import random
 
 import tensorflow as tf
-from keras.src.backend.common import global_state
-from keras.src.random import seed_generator
-from tensorflow.core.protobuf import config_pb2
-from tensorflow.python.eager import context
-from tensorflow.python.framework import random_seed
+
+from tfestimator_compat.engine.internals import keras_internals
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
 _logging = tf.compat.v1.logging
 _PYTHON_RANDOM_DRAWN = (
@@ -39,8 +37,6 @@ _PYTHON_RANDOM_DRAWN = (
 )
 # Said once per process: the difference is the same for every Estimator.
 _warned_of_python_random = False
-# Where Keras keeps its global SeedGenerator (a named constant only in newer Keras 3 releases).
-KERAS_SEED_GENERATOR = getattr(seed_generator, "GLOBAL_SEED_GENERATOR", "global_seed_generator")
 
 
 class GraphSeeds:
@@ -67,21 +63,21 @@ class GraphSeeds:
         """
         graph = tf.compat.v1.get_default_graph()
         graph.seed = self.seed
-        random_seed._graph_to_seed_dict[graph] = first_op_seed
+        tf_internals.set_graph_op_seed(graph, first_op_seed)
         if self.seed is None:
             yield
             return
         state = random.getstate()
-        keras_generator = global_state.get_global_attribute(KERAS_SEED_GENERATOR)
+        keras_generator = keras_internals.global_seed_generator()
         random.seed(self.seed)
         seeded = random.getstate()
-        global_state.set_global_attribute(KERAS_SEED_GENERATOR, None)
+        keras_internals.set_global_seed_generator(None)
         try:
             yield
         finally:
             drawn = random.getstate() != seeded
             random.setstate(state)
-            global_state.set_global_attribute(KERAS_SEED_GENERATOR, keras_generator)
+            keras_internals.set_global_seed_generator(keras_generator)
             if drawn:
                 _warn_of_python_random()
 
@@ -90,7 +86,7 @@ class GraphSeeds:
         """The op seed the next random op of the graph being built takes."""
         if tf.executing_eagerly():
             return 0
-        return random_seed._graph_to_seed_dict.get(tf.compat.v1.get_default_graph(), 0)
+        return tf_internals.graph_op_seed(tf.compat.v1.get_default_graph(), 0)
 
     @staticmethod
     def skip_op_seeds(count):
@@ -99,7 +95,7 @@ class GraphSeeds:
         each of the original's calls."""
         if count and not tf.executing_eagerly():
             graph = tf.compat.v1.get_default_graph()
-            random_seed._graph_to_seed_dict[graph] = GraphSeeds.next_op_seed() + count
+            tf_internals.set_graph_op_seed(graph, GraphSeeds.next_op_seed() + count)
 
     def initial_value(self, name, initializer, first_op_seed):
         """Runs a variable's `initializer` callable in a graph of its own, with op
@@ -119,10 +115,10 @@ class GraphSeeds:
         returns its value and the op seed after them."""
         graph = tf.compat.v1.get_default_graph()
         graph.seed = self.seed
-        random_seed._graph_to_seed_dict[graph] = first_op_seed
+        tf_internals.set_graph_op_seed(graph, first_op_seed)
         with tf.name_scope(f"{name}/Initializer/"):
             value = initializer()
-        return value, random_seed._graph_to_seed_dict.get(graph, first_op_seed)
+        return value, tf_internals.graph_op_seed(graph, first_op_seed)
 
     def recipe(self, name, initializer, first_op_seed):
         """The function of no argument `initial_value` returns last."""
@@ -158,33 +154,29 @@ def input_fn_seeds(seed):
     """
     taken = _OpSeedsTaken()
     if tf.executing_eagerly():
-        ctx = context.context()
-        # `_rng` exists once a process-wide seed was set.
-        held = ctx._seed, ctx.__dict__.get("_rng")
-        ctx._seed, ctx._rng = seed, taken
+        ctx = tf_internals.eager_context()
+        # The op-seed generator exists once a process-wide seed was set.
+        held = tf_internals.eager_seeds(ctx)
+        tf_internals.set_eager_seeds(ctx, seed, taken)
         try:
             yield taken
         finally:
-            ctx._seed = held[0]
-            if held[1] is None:
-                del ctx._rng
-            else:
-                ctx._rng = held[1]
+            tf_internals.set_eager_seeds(ctx, *held)
     else:
         # Called while a function is traced (a parameter-server worker's input).
         graph = tf.compat.v1.get_default_graph()
-        held = graph.seed, random_seed._graph_to_seed_dict.get(graph)
+        held = graph.seed, tf_internals.graph_op_seed(graph, None)
         graph.seed = seed
-        random_seed._graph_to_seed_dict[graph] = 0
+        tf_internals.set_graph_op_seed(graph, 0)
         try:
             yield taken
         finally:
-            taken.count = random_seed._graph_to_seed_dict[graph]
+            taken.count = tf_internals.graph_op_seed(graph)
             graph.seed = held[0]
             if held[1] is None:
-                random_seed._graph_to_seed_dict.pop(graph, None)
+                tf_internals.forget_graph_op_seed(graph)
             else:
-                random_seed._graph_to_seed_dict[graph] = held[1]
+                tf_internals.set_graph_op_seed(graph, held[1])
 
 
 @contextlib.contextmanager
@@ -196,7 +188,7 @@ def taking_no_op_seeds():
     none unless it shuffled) must not shift the model_fn's initial values.
     """
     if tf.executing_eagerly():
-        taken = context.context().__dict__.get("_rng")
+        taken = tf_internals.eager_seeds(tf_internals.eager_context())[1]
         held = getattr(taken, "count", None)
         try:
             yield
@@ -205,14 +197,14 @@ def taking_no_op_seeds():
                 taken.count = held
         return
     graph = tf.compat.v1.get_default_graph()
-    held = random_seed._graph_to_seed_dict.get(graph)
+    held = tf_internals.graph_op_seed(graph, None)
     try:
         yield
     finally:
         if held is None:
-            random_seed._graph_to_seed_dict.pop(graph, None)
+            tf_internals.forget_graph_op_seed(graph)
         else:
-            random_seed._graph_to_seed_dict[graph] = held
+            tf_internals.set_graph_op_seed(graph, held)
 
 
 class _OpSeedsTaken:
@@ -236,21 +228,21 @@ def without_graph_optimizations():
     model_fn). Grappler never changes what random ops draw, so the values are
     the same.
     """
-    ctx = context.context()
+    ctx = tf_internals.eager_context()
     options = ctx.function_call_options
-    config = config_pb2.ConfigProto()
+    config = tf.compat.v1.ConfigProto()
     if options.config_proto_serialized:
         config.ParseFromString(options.config_proto_serialized)
     config.graph_options.rewrite_options.disable_meta_optimizer = True
     # What the context held (None: options made anew from its config).
-    held = ctx._thread_local_data.function_call_options
-    ctx.function_call_options = context.FunctionCallOptions(
+    held = tf_internals.held_function_call_options(ctx)
+    ctx.function_call_options = tf_internals.FunctionCallOptions(
         executor_type=options.executor_type, config_proto=config
     )
     try:
         yield
     finally:
-        ctx._thread_local_data.function_call_options = held
+        tf_internals.hold_function_call_options(ctx, held)
 
 
 def _warn_of_python_random():

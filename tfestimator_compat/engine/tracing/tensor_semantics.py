@@ -10,7 +10,8 @@ so refuses to hash them. The model_fn and the `SessionRunHook`s run under
 import contextlib
 
 import tensorflow as tf
-from tensorflow.python.framework import tensor as tensor_lib
+
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
 
 @contextlib.contextmanager
@@ -21,7 +22,7 @@ def tf1_tensor_semantics():
     (`LoggingTensorHook([loss, accuracy])` does), and `t in list` compared
     identities. TensorFlow's switch is process-wide, so it is put back after.
     """
-    before = tensor_lib.Tensor._USE_EQUALITY
+    before = tf_internals.tensor_equality_enabled()
     tf.compat.v1.disable_tensor_equality()
     try:
         yield

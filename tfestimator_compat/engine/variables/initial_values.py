@@ -12,9 +12,8 @@ ends and before it reads a value, so no one sees the zeros.
 """
 
 import tensorflow as tf
-from tensorflow.python.eager import wrap_function
-from tensorflow.python.framework import func_graph
 
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 from tfestimator_compat.engine.tracing.random_seeds import without_graph_optimizations
 
 
@@ -57,7 +56,7 @@ class DeferredInitialValues:
         earlier variable reads its initial value.
         """
         if self._graph is None:
-            self._graph = func_graph.FuncGraph("initial_values")
+            self._graph = tf_internals.FuncGraph("initial_values")
         after = [self._assigned] if self._assigned is not None else []
         with self._graph.as_default(), tf.control_dependencies(after):
             value, end = self._seeds.build_initial_value(name, initializer, first_op_seed)
@@ -78,7 +77,7 @@ class DeferredInitialValues:
                 return tf.constant(True)
 
         with tf.init_scope(), without_graph_optimizations():
-            graph = func_graph.func_graph_from_py_func(
+            graph = tf_internals.func_graph_from_py_func(
                 "initial_values",
                 done,
                 args=None,
@@ -87,7 +86,7 @@ class DeferredInitialValues:
                 func_graph=graph,
                 add_control_dependencies=False,
             )
-            wrap_function.WrappedFunction(graph, wrap_function.VariableHolder(), signature=[])()
+            tf_internals.WrappedFunction(graph, tf_internals.VariableHolder(), signature=[])()
         self.discard()
         return keys
 

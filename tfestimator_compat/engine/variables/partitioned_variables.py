@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import numpy as np
 import tensorflow as tf
-from tensorflow.python.training.saving import saveable_object_util
+
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
 
 def slice_info(variable):
     """The `SaveSliceInfo` of a part of a partitioned variable, or None."""
-    return getattr(variable, "_save_slice_info", None)
+    return tf_internals.save_slice_info(variable)
 
 
 def checkpoint_name(name, variable) -> str:
@@ -61,7 +62,7 @@ def slice_saveables(name, parts) -> dict:
     op, as a strategy's per-device variable cannot answer.
     """
     return {
-        f"{name}@{slice_info(part).spec}": saveable_object_util.ResourceVariableSaveable(
+        f"{name}@{slice_info(part).spec}": tf_internals.ResourceVariableSaveable(
             part, slice_info(part).spec, name
         )
         for part in parts

@@ -15,6 +15,21 @@ import weakref
 
 import tensorflow as tf
 
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
+from tfestimator_compat.engine.variables.identity_tables import WeakIdentityTable
+
+# Store variable -> its `_Remembered` (`remember_initial_value`).
+_REMEMBERED = WeakIdentityTable()
+
+
+class _Remembered:
+    """How a store variable got its value, and its initializer op in each graph."""
+
+    def __init__(self, initial_value, copies):
+        self.initial_value = initial_value
+        self.copies = copies
+        self.initializers = weakref.WeakKeyDictionary()
+
 
 def remember_initial_value(variable, initial_value, copies):
     """Keeps how `variable` got its value, to rebuild its initializer in later graphs.
@@ -27,53 +42,54 @@ def remember_initial_value(variable, initial_value, copies):
         copies: the variables that hold its value (one per device when it is
             a distributed variable), which the initializer assigns.
     """
-    variable._tf1_initial_value = initial_value
-    variable._tf1_copies = copies
-    variable._tf1_initializers = weakref.WeakKeyDictionary()
+    _REMEMBERED[variable] = _Remembered(initial_value, copies)
 
 
-def graph_mode_members(base):
+def graph_mode_members(base, tf1_name):
     """Members that give a store variable of class `base` its TF1 graph-mode face.
 
-    Eagerly, each behaves as `base`'s own.
+    `tf1_name(variable)` is the name TF1 graph mode gave it, which its
+    initializer's ops are named under. Eagerly, each behaves as `base`'s own.
     """
 
     def initializer(self):
-        if tf.executing_eagerly() or not hasattr(self, "_tf1_initial_value"):
+        if tf.executing_eagerly() or self not in _REMEMBERED:
             return base.initializer.__get__(self)
         graph = tf.compat.v1.get_default_graph()
-        override = getattr(self, "_initializer_op", None)
+        override = tf_internals.variable_initializer_op(self)
         if isinstance(override, tf.Operation) and override.graph is graph:
             # `init_from_checkpoint` made it restore from a checkpoint instead.
             return override
-        if graph not in self._tf1_initializers:
-            self._tf1_initializers[graph] = _assign_initial_value(self, graph)
-        return self._tf1_initializers[graph]
+        initializers = _REMEMBERED.get(self).initializers
+        if graph not in initializers:
+            initializers[graph] = _assign_initial_value(self, tf1_name(self), graph)
+        return initializers[graph]
 
     def initial_value(self):
-        if tf.executing_eagerly() or not hasattr(self, "_tf1_initial_value"):
+        if tf.executing_eagerly() or self not in _REMEMBERED:
             return base.initial_value.__get__(self)
-        with _detached(tf.compat.v1.get_default_graph(), self._tf1_name):
+        with _detached(tf.compat.v1.get_default_graph(), tf1_name(self)):
             return _initial_value_tensor(self)
 
     def as_graph_element(self):
         # `tf.control_dependencies([var])` and `graph.as_graph_element(var)`:
         # a TF1 graph gave the variable's read tensor.
         if tf.executing_eagerly():
-            return base._as_graph_element(self)
+            return tf_internals.graph_element_of(base, self)
         return self.read_value()
 
     return {
         "initializer": property(initializer),
         "initial_value": property(initial_value),
-        "_as_graph_element": as_graph_element,
+        tf_internals.GRAPH_ELEMENT_METHOD: as_graph_element,
     }
 
 
-def _assign_initial_value(variable, graph):
-    with _detached(graph, variable._tf1_name):
+def _assign_initial_value(variable, name, graph):
+    with _detached(graph, name):
         value = _initial_value_tensor(variable)
-        assigns = [copy.assign(value, read_value=False) for copy in variable._tf1_copies]
+        copies = _REMEMBERED.get(variable).copies
+        assigns = [copy.assign(value, read_value=False) for copy in copies]
         return tf.group(*assigns, name="Assign")
 
 
@@ -84,7 +100,7 @@ def _initial_value_tensor(variable):
     had when the variable was made (`random_seeds`), so the op computes the
     value the variable started with.
     """
-    recipe = variable._tf1_initial_value
+    recipe = _REMEMBERED.get(variable).initial_value
     value = recipe() if callable(recipe) else recipe
     return tf.convert_to_tensor(value, dtype=variable.dtype.base_dtype)
 

@@ -16,15 +16,14 @@ import threading
 import keras
 import numpy as np
 import tensorflow as tf
-from keras.src.backend.common import global_state
-from tensorflow.python.distribute import ps_values
-from tensorflow.python.eager import context
-from tensorflow.python.ops import lookup_ops
 
 from tfestimator_compat.engine.distributed import cluster
+from tfestimator_compat.engine.internals import keras_internals
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 from tfestimator_compat.engine.tracing.random_seeds import GraphSeeds
 from tfestimator_compat.engine.variables import stored_tables
 from tfestimator_compat.engine.variables import variable_initializers
+from tfestimator_compat.engine.variables.identity_tables import WeakIdentityTable
 from tfestimator_compat.engine.variables.initial_values import DeferredInitialValues
 
 _GraphKeys = tf.compat.v1.GraphKeys
@@ -98,8 +97,8 @@ class VariableStore:
             _add_to_collections(variable, kwargs, self.is_local(key))
             return variable
 
-        uids = global_state.get_global_attribute("object_name_uids")
-        global_state.set_global_attribute("object_name_uids", collections.defaultdict(int))
+        uids = keras_internals.name_uids()
+        keras_internals.set_name_uids(collections.defaultdict(int))
         token = _CURRENT.set(self)
         try:
             with tf.variable_creator_scope(creator), stored_tables.kept_in(self, unique_table):
@@ -111,7 +110,7 @@ class VariableStore:
             self._initialize_deferred()
         finally:
             _CURRENT.reset(token)
-            global_state.set_global_attribute("object_name_uids", uids)
+            keras_internals.set_name_uids(uids)
 
     def _initialize_deferred(self, failing=False):
         """Gives the variables created holding zeros their initial values
@@ -272,13 +271,13 @@ def tf1_names_in_graph():
             _in_collections_asked_for(variable, kwargs)
         return variable
 
-    uids = global_state.get_global_attribute("object_name_uids")
-    global_state.set_global_attribute("object_name_uids", collections.defaultdict(int))
+    uids = keras_internals.name_uids()
+    keras_internals.set_name_uids(collections.defaultdict(int))
     try:
         with tf.variable_creator_scope(creator):
             yield
     finally:
-        global_state.set_global_attribute("object_name_uids", uids)
+        keras_internals.set_name_uids(uids)
 
 
 def _in_collections_asked_for(variable, kwargs):
@@ -296,7 +295,7 @@ def _in_collections_asked_for(variable, kwargs):
 
 def is_table(entry) -> bool:
     """Whether a checkpointed entry is one of the store's tables, not a variable."""
-    return isinstance(entry, lookup_ops.LookupInterface)
+    return isinstance(entry, tf_internals.LookupInterface)
 
 
 def current():
@@ -369,7 +368,7 @@ def _ps_task_asked_for():
     """
     if not tf.executing_eagerly():
         return None
-    device = context.context().device_name or ""
+    device = tf_internals.eager_device_name() or ""
     return _Device(device, device) if "/job:ps/" in device else None
 
 
@@ -395,7 +394,7 @@ def _unwrapped(variable):
     runs once and TF1 code (partitioned variables' slots) needs the
     variable itself.
     """
-    while isinstance(variable, (ps_values.CachingVariable, ps_values.AggregatingVariable)):
+    while isinstance(variable, (tf_internals.CachingVariable, tf_internals.AggregatingVariable)):
         variable = variable.get()
     return variable
 
@@ -409,7 +408,9 @@ def per_device_copies(variable) -> list:
 def _tf_variable(variable):
     """The `tf.Variable` behind a Keras variable, or the variable itself."""
     return (
-        getattr(variable, "_value", variable) if isinstance(variable, keras.Variable) else variable
+        keras_internals.backing_variable(variable)
+        if isinstance(variable, keras.Variable)
+        else variable
     )
 
 
@@ -425,6 +426,14 @@ class _OpName:
 
 
 _SEEN_FROM_TRACES = {}
+# The store's variable -> the name TF1 graph mode gave it (`_seen_from_traces`).
+_TF1_NAMES = WeakIdentityTable()
+
+
+def tf1_name(variable):
+    """The name TF1 graph mode gave the store's `variable` (its checkpoint key), or
+    None for a variable the store did not make."""
+    return _TF1_NAMES.get(variable)
 
 
 def _seen_from_traces(variable, name):
@@ -449,25 +458,25 @@ def _seen_from_traces(variable, name):
             return tf.compat.v1.get_default_graph()
 
         def op(self):
-            if getattr(self, "_save_slice_info", None) or (
-                self._tf1_name == tf.compat.v1.GraphKeys.GLOBAL_STEP and not tf.executing_eagerly()
+            if tf_internals.save_slice_info(self) or (
+                tf1_name(self) == tf.compat.v1.GraphKeys.GLOBAL_STEP and not tf.executing_eagerly()
             ):
-                return _OpName(self._tf1_name)
+                return _OpName(tf1_name(self))
             return base.op.__get__(self)
 
         members = {
             "graph": property(graph),
             "op": property(op),
-            **variable_initializers.graph_mode_members(base),
+            **variable_initializers.graph_mode_members(base, tf1_name),
         }
         _SEEN_FROM_TRACES[base] = type(base.__name__, (base,), members)
     variable.__class__ = _SEEN_FROM_TRACES[base]
-    variable._tf1_name = name
+    _TF1_NAMES[variable] = name
     return variable
 
 
 def _keras_name_scopes():
-    stack = global_state.get_global_attribute("name_scope_stack", default=None) or []
+    stack = keras_internals.name_scope_stack() or []
     return [scope.name for scope in stack]
 
 

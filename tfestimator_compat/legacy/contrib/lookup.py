@@ -1,8 +1,8 @@
 """`tf.contrib.lookup`: TF1 vocabulary tables, initialized by `tf.tables_initializer()`.
 
 The contrib functions were thin wrappers, with `mapping` for what TensorFlow
-later called `vocabulary_list`, over the table builders that
-`tensorflow.python.ops.lookup_ops` still has. In graph mode they make
+later called `vocabulary_list`, over the table builders that TensorFlow's
+private `lookup_ops` still has (reached through `engine/internals`). In graph mode they make
 TF1 tables: a table is filled when `tf.tables_initializer()` runs, as before.
 
 Example:
@@ -15,24 +15,25 @@ ids = table.lookup(tf.constant(["a", "c"]))  # [0, 2] once the table is initiali
 """
 
 import tensorflow as tf
-from tensorflow.python.ops import lookup_ops
 
-FastHashSpec = lookup_ops.FastHashSpec
-HashTable = lookup_ops.HashTable
-HasherSpec = lookup_ops.HasherSpec
-IdTableWithHashBuckets = lookup_ops.IdTableWithHashBuckets
-InitializableLookupTableBase = lookup_ops.InitializableLookupTableBase
-KeyValueTensorInitializer = lookup_ops.KeyValueTensorInitializer
-LookupInterface = lookup_ops.LookupInterface
-MutableDenseHashTable = lookup_ops.MutableDenseHashTable
-MutableHashTable = lookup_ops.MutableHashTable
-StrongHashSpec = lookup_ops.StrongHashSpec
-TextFileIdTableInitializer = lookup_ops.TextFileIdTableInitializer
-TextFileIndex = lookup_ops.TextFileIndex
-TextFileInitializer = lookup_ops.TextFileInitializer
-TextFileStringTableInitializer = lookup_ops.TextFileStringTableInitializer
-index_table_from_file = lookup_ops.index_table_from_file
-index_to_string_table_from_file = lookup_ops.index_to_string_table_from_file
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
+
+FastHashSpec = tf_internals.FastHashSpec
+HashTable = tf_internals.HashTable
+HasherSpec = tf_internals.HasherSpec
+IdTableWithHashBuckets = tf_internals.IdTableWithHashBuckets
+InitializableLookupTableBase = tf_internals.InitializableLookupTableBase
+KeyValueTensorInitializer = tf.lookup.KeyValueTensorInitializer
+LookupInterface = tf_internals.LookupInterface
+MutableDenseHashTable = tf_internals.MutableDenseHashTable
+MutableHashTable = tf.lookup.experimental.MutableHashTable
+StrongHashSpec = tf_internals.StrongHashSpec
+TextFileIdTableInitializer = tf_internals.TextFileIdTableInitializer
+TextFileIndex = tf.lookup.TextFileIndex
+TextFileInitializer = tf.lookup.TextFileInitializer
+TextFileStringTableInitializer = tf_internals.TextFileStringTableInitializer
+index_table_from_file = tf_internals.index_table_from_file
+index_to_string_table_from_file = tf_internals.index_to_string_table_from_file
 
 
 def index_table_from_tensor(
@@ -50,7 +51,7 @@ def index_table_from_tensor(
     """
     if mapping is None:
         raise ValueError("index_table_from_tensor needs a mapping: the 1-D tensor of keys.")
-    return lookup_ops.index_table_from_tensor(
+    return tf_internals.index_table_from_tensor(
         mapping, num_oov_buckets, default_value, hasher_spec, dtype, name
     )
 
@@ -59,7 +60,7 @@ def index_to_string_table_from_tensor(mapping, default_value="UNK", name=None):
     """A table from positions in `mapping` back to its strings; others get `default_value`."""
     if mapping is None:
         raise ValueError("index_to_string_table_from_tensor needs a mapping: a 1-D string tensor.")
-    return lookup_ops.index_to_string_table_from_tensor(mapping, default_value, name)
+    return tf_internals.index_to_string_table_from_tensor(mapping, default_value, name)
 
 
 def string_to_index(tensor, mapping, default_value=-1, name=None) -> tf.Tensor:

@@ -20,13 +20,11 @@ import inspect
 
 import keras
 import tensorflow as tf
-from keras.src.backend.common import global_state
-from tensorflow.python.feature_column import feature_column_v2 as fc_v2
-from tensorflow.python.feature_column import feature_column_v2_types as fc_types
-from tensorflow.python.feature_column import serialization
 
 from tfestimator_compat.canned import feature_layers
 from tfestimator_compat.engine import keras_flavours
+from tfestimator_compat.engine.internals import keras_internals
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
 
 @keras.saving.register_keras_serializable(package="tfestimator_compat")
@@ -88,8 +86,10 @@ class DenseFeatures(keras.layers.Layer):
             raise ValueError(
                 f"DenseFeatures expects a dict of features by name; got {type(features).__name__}."
             )
-        cache = fc_v2.FeatureTransformationCache(features)
-        shared = [c for c in self._feature_columns if isinstance(c, fc_v2.SharedEmbeddingColumn)]
+        cache = tf_internals.FeatureTransformationCache(features)
+        shared = [
+            c for c in self._feature_columns if isinstance(c, tf_internals.SharedEmbeddingColumn)
+        ]
         by_column = {}
         if shared:
             with _outside_keras_name_scopes():
@@ -121,19 +121,19 @@ class DenseFeatures(keras.layers.Layer):
 
     def get_config(self) -> dict:
         config = super().get_config()
-        config["feature_columns"] = serialization.serialize_feature_columns(self._feature_columns)
+        config["feature_columns"] = tf_internals.serialize_feature_columns(self._feature_columns)
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        config["feature_columns"] = serialization.deserialize_feature_columns(
+        config["feature_columns"] = tf_internals.deserialize_feature_columns(
             config["feature_columns"], custom_objects=custom_objects
         )
         return cls(**config)
 
 
-class _StateManager(fc_v2.StateManager):
+class _StateManager(tf_internals.StateManager):
     """The columns' variables as the layer's weights; their tables kept for reuse."""
 
     def __init__(self, layer):
@@ -188,12 +188,12 @@ class _StateManager(fc_v2.StateManager):
 @contextlib.contextmanager
 def _outside_keras_name_scopes():
     """Shared embedding tables are made outside the layer, where the original made them."""
-    stack = global_state.get_global_attribute("name_scope_stack")
-    global_state.set_global_attribute("name_scope_stack", [])
+    stack = keras_internals.name_scope_stack()
+    keras_internals.set_name_scope_stack([])
     try:
         yield
     finally:
-        global_state.set_global_attribute("name_scope_stack", stack)
+        keras_internals.set_name_scope_stack(stack)
 
 
 def _tf_value(variable):
@@ -203,13 +203,13 @@ def _tf_value(variable):
 
 def _dense_columns(feature_columns) -> list:
     """The columns, checked to be dense and sorted by name, as the original did."""
-    if isinstance(feature_columns, fc_types.FeatureColumn):
+    if isinstance(feature_columns, tf_internals.FeatureColumn):
         feature_columns = [feature_columns]
     columns = list(feature_columns or [])
     if not columns:
         raise ValueError("DenseFeatures needs at least one feature column.")
     for column in columns:
-        if not isinstance(column, fc_v2.DenseColumn):
+        if not isinstance(column, tf_internals.DenseColumn):
             raise ValueError(
                 f"Items of feature_columns must be a DenseColumn; {column.name} is a "
                 f"{type(column).__name__}. Wrap categorical columns in "
@@ -224,8 +224,8 @@ def _dense_columns(feature_columns) -> list:
 def _width(column) -> int:
     shape = (
         column.variable_shape
-        if isinstance(column, fc_types.FeatureColumn)
-        else column._variable_shape
+        if isinstance(column, tf_internals.FeatureColumn)
+        else tf_internals.v1_variable_shape(column)
     )
     return int(tf.TensorShape(shape).num_elements())
 

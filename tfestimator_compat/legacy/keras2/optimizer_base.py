@@ -26,6 +26,8 @@ import numpy as np
 import tensorflow as tf
 
 from tfestimator_compat.engine import keras_flavours
+from tfestimator_compat.engine.internals import keras_internals
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
 _REPLICA_SUFFIX = re.compile(r"/replica_\d+$")
 _ALLOWED_KWARGS = frozenset({"clipnorm", "clipvalue", "lr", "decay", "global_clipnorm"})
@@ -450,18 +452,18 @@ def _update_in_place(var, fn, grad):
 
 def _tf_variable(variable):
     """The `tf.Variable` behind a Keras 3 variable, or the variable itself."""
-    return getattr(variable, "_value", variable) if hasattr(variable, "path") else variable
+    return keras_internals.backing_variable(variable) if hasattr(variable, "path") else variable
 
 
 def _var_key(var):
     """One key for a variable and each of its per-replica copies, as Keras 2 had it."""
-    container = getattr(var, "_distributed_container", None)
+    container = tf_internals.distributed_container(var)
     if container is not None:
         var = container() or var
-    if getattr(var, "_in_graph_mode", False) or not tf.executing_eagerly():
+    if tf_internals.in_graph_mode(var) or not tf.executing_eagerly():
         # A strategy's per-device copy `dense/kernel/replica_1` shares `dense/kernel`'s slots.
         return _REPLICA_SUFFIX.sub("", _op_name(var))
-    return getattr(var, "_unique_id", id(var))
+    return tf_internals.unique_id(var)
 
 
 def _op_name(variable) -> str:

@@ -23,6 +23,7 @@ from tfestimator_compat.canned.keras2_optimizers import Ftrl
 from tfestimator_compat.canned.keras2_optimizers import Nadam
 from tfestimator_compat.canned.keras2_optimizers import RMSprop
 from tfestimator_compat.engine import keras_flavours
+from tfestimator_compat.engine.internals import keras_internals
 from tfestimator_compat.legacy.keras2.optimizer_base import Optimizer
 
 __all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "Ftrl", "Nadam", "Optimizer", "RMSprop", "SGD"]
@@ -32,7 +33,7 @@ def legacy_modules() -> list:
     """Every module object legacy code may reach as `tf.keras.optimizers.legacy`."""
     candidates = [
         sys.modules.get("keras.optimizers.legacy"),
-        sys.modules.get("keras._tf_keras.keras.optimizers.legacy"),
+        keras_internals.loaded_tf_keras_namespace("optimizers.legacy"),
         getattr(keras.optimizers, "legacy", None),
     ]
     for keras_module in (tf.keras, getattr(tf.compat.v1, "keras", None)):

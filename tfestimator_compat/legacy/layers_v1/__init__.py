@@ -44,6 +44,7 @@ import types
 import keras
 import tensorflow as tf
 
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 from tfestimator_compat.legacy.layers_v1 import keras_style
 from tfestimator_compat.legacy.layers_v1.base import ONES
 from tfestimator_compat.legacy.layers_v1.base import ZEROS
@@ -259,7 +260,7 @@ def _v1_modules() -> list:
     found = [getattr(tf.compat, "v1", None)]
     found.append(importlib.import_module("tensorflow.compat.v1"))
     found.append(getattr(tf.compat, "v1", None))
-    found.append(sys.modules.get("tensorflow._api.v2.compat.v1"))
+    found.append(tf_internals.loaded_compat_api_module("v1"))
     unique = {id(module): module for module in found if module is not None}
     return list(unique.values())
 

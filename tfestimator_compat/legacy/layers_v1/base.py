@@ -14,9 +14,9 @@ from typing import Callable
 
 import keras
 import tensorflow as tf
-from keras.src.backend.common import global_state
-from tensorflow.python.framework import func_graph
 
+from tfestimator_compat.engine.internals import keras_internals
+from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 from tfestimator_compat.legacy.layers_v1 import keras_style
 
 _GraphKeys = tf.compat.v1.GraphKeys
@@ -135,10 +135,10 @@ def _count_names_per_graph():
     """Gives a plain TF1 graph its own layer-name count, as Keras 2 did (Keras 3 has one
     per process). An Estimator's traces (function graphs) already have their own."""
     graph = tf.compat.v1.get_default_graph()
-    if tf.executing_eagerly() or isinstance(graph, func_graph.FuncGraph):
+    if tf.executing_eagerly() or isinstance(graph, tf_internals.FuncGraph):
         return
     uids = _NAME_UIDS_BY_GRAPH.setdefault(graph, collections.defaultdict(int))
-    global_state.set_global_attribute("object_name_uids", uids)
+    keras_internals.set_name_uids(uids)
 
 
 def _value(variable):
