@@ -666,6 +666,27 @@ def test_tf1_iterator_makers_are_found_called_and_replaced():
         assert dataset.make_one_shot_iterator() != "replaced"
 
 
+@covers(tfi, "release_iterator_resources")
+def test_a_released_iterator_holds_no_resource_of_its_own_or_of_its_inner_iterators():
+    iterator = iter(tf.data.Dataset.range(3))
+    assert next(iterator).numpy() == 0
+    assert getattr(iterator, "_iterator_resource", None) is not None  # what it releases
+    tfi.release_iterator_resources(iterator)
+    assert iterator._iterator_resource is None
+    strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+    distributed = iter(strategy.experimental_distribute_dataset(tf.data.Dataset.range(4).batch(2)))
+    next(distributed)
+    tfi.release_iterator_resources(distributed)
+    inner = [distributed]
+    while inner:  # every iterator inside it, at any depth, let go of its resource
+        each = inner.pop()
+        for name in ("_iterator_resource", "_multi_device_iterator_resource"):
+            assert getattr(each, name, None) is None
+        for name in ("_iterators", "_iterator", "_device_iterators"):
+            value = getattr(each, name, None)
+            inner += [v for v in (value if isinstance(value, (list, tuple)) else [value]) if v]
+
+
 # --- Feature columns --------------------------------------------------------------------
 
 

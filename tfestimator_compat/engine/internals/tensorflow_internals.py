@@ -467,6 +467,31 @@ for _name in _TF1_ITERATOR_MAKERS:
     internal(_DATASET_OPS, f"DatasetV1.{_name}")
 
 
+# What holds a tf.data iterator's resources, and the iterators inside it (a distributed
+# or multi-device iterator holds one per worker or device).
+_ITERATOR_RESOURCES = ("_iterator_resource", "_multi_device_iterator_resource")
+_INNER_ITERATORS = ("_iterators", "_iterator", "_device_iterators")
+
+
+def release_iterator_resources(iterator):
+    """Drops the resource handles of `iterator` and of the iterators inside it.
+
+    A tf.data iterator's resource (its buffers and reader threads) is
+    destroyed when its last handle goes; the Python objects left, unusable, go
+    with whatever cycle holds them. The attributes are TensorFlow's private
+    ones: a missing one is skipped, so a TensorFlow that renamed them only
+    frees later (canary: tests/test_internals.py).
+    """
+    for name in _ITERATOR_RESOURCES:
+        if getattr(iterator, name, None) is not None:
+            setattr(iterator, name, None)
+    for name in _INNER_ITERATORS:
+        inner = getattr(iterator, name, None)
+        for each in inner if isinstance(inner, (list, tuple)) else [inner]:
+            if each is not None:
+                release_iterator_resources(each)
+
+
 def tf1_iterator_patch_points() -> list:
     """(owner, name, original) of each place below the public API that TF1 code
     makes an iterator from a dataset through, for the package to replace and put

@@ -18,6 +18,7 @@ import h5py
 import keras
 import tensorflow as tf
 
+from tfestimator_compat.engine.internals import tensorflow_internals
 from tfestimator_compat.engine.loop import stop_signal
 from tfestimator_compat.engine.loop.chunks import ChunkRequest
 from tfestimator_compat.engine.loop.chunks import ChunkResult
@@ -419,7 +420,7 @@ class ModelFnModel(keras.Model):
         input's reader threads to stop (stalls of up to a second).
         """
         for iterator in self._read_iterators:
-            _release(iterator)
+            tensorflow_internals.release_iterator_resources(iterator)
         self._read_iterators = []
 
     def record_call(self, first, last, ran, events):
@@ -563,27 +564,6 @@ class ModelFnModel(keras.Model):
 
 
 # Where a (distributed) iterator keeps the iterators it reads, and its resources.
-_INNER_ITERATORS = ("_iterators", "_iterator", "_device_iterators")
-_RESOURCES = ("_iterator_resource", "_multi_device_iterator_resource")
-
-
-def _release(iterator):
-    """Drops the resource handles of `iterator` and the iterators inside it.
-
-    A tf.data iterator's resource (its buffers and threads) is destroyed when
-    its last handle goes; the Python objects left, unusable, go with the
-    cycle that holds them.
-    """
-    for name in _RESOURCES:
-        if getattr(iterator, name, None) is not None:
-            setattr(iterator, name, None)
-    for name in _INNER_ITERATORS:
-        inner = getattr(iterator, name, None)
-        for each in inner if isinstance(inner, (list, tuple)) else [inner]:
-            if each is not None:
-                _release(each)
-
-
 def _value_of(variable):
     """A variable's value as NumPy (one device's copy of a distributed one)."""
     return tf.convert_to_tensor(variable).numpy()
