@@ -8,7 +8,6 @@ import types
 import tensorflow as tf
 
 import tfestimator_compat
-from tfestimator_compat.shim import installer
 
 
 def test_install_sets_tf_estimator_and_compat_v1():
@@ -154,5 +153,5 @@ def test_layers_v1_is_installed_when_present():
 
 def test_namespaces_are_the_same_objects_across_installs():
     before = (tf.estimator, tf.compat.v1.estimator, tf.estimator.export)
-    installer.install()
+    tfestimator_compat.install()
     assert (tf.estimator, tf.compat.v1.estimator, tf.estimator.export) == before

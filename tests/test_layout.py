@@ -2,7 +2,7 @@
 
 The public API sits at the package root; the engine below it imports nothing of
 the API but the contract a model_fn returns (`spec`, `mode_keys`); the command
-starts without TensorFlow; no two modules import each other at module level.
+starts without TensorFlow; no modules import each other, not even inside functions.
 """
 
 import ast
@@ -60,9 +60,8 @@ def _owner(name):
 
 
 def _imports(path):
-    """(imported module, at module level?) for each of the package's modules that `path` imports."""
+    """The package's modules that `path` imports, at module level or inside functions."""
     tree = ast.parse(open(path, encoding="utf-8").read())
-    top = {id(node) for node in tree.body}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -72,7 +71,7 @@ def _imports(path):
             continue
         for name in names:
             if name.split(".")[0] == PACKAGE:
-                yield _owner(name), id(node) in top
+                yield _owner(name)
 
 
 def _private_modules_named(path):
@@ -102,15 +101,12 @@ def _private_modules_named(path):
                 yield name
 
 
-def _graph(module_level_only):
-    graph = {}
-    for module, path in MODULES.items():
-        graph[module] = {
-            target
-            for target, at_top in _imports(path)
-            if target and target != module and (at_top or not module_level_only)
-        }
-    return graph
+def _graph():
+    """Module -> the package's modules it imports, at module level or inside functions."""
+    return {
+        module: {target for target in _imports(path) if target and target != module}
+        for module, path in MODULES.items()
+    }
 
 
 def _cycles(graph):
@@ -144,13 +140,13 @@ def _cycles(graph):
     return found
 
 
-def test_no_modules_import_each_other_at_module_level():
-    assert _cycles(_graph(module_level_only=True)) == []
+def test_no_modules_import_each_other_even_inside_functions():
+    assert _cycles(_graph()) == []
 
 
 def test_the_engine_imports_nothing_above_it_but_the_model_fn_contract():
     upward = []
-    for module, targets in _graph(module_level_only=False).items():
+    for module, targets in _graph().items():
         if not module.startswith(f"{PACKAGE}.engine"):
             continue
         for target in sorted(targets):
@@ -183,7 +179,7 @@ def test_the_package_root_holds_the_public_api_only():
 
 def test_nothing_imports_the_command_but_its_entry_points():
     """The command is the top layer: only `python -m tfestimator_compat` reaches into it."""
-    graph = _graph(module_level_only=False)
+    graph = _graph()
     importers = sorted(
         module
         for module, targets in graph.items()

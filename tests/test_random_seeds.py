@@ -10,7 +10,6 @@ import tensorflow as tf
 from helpers import fixture_generator
 
 import tfestimator_compat as est
-from tfestimator_compat.engine.tracing import random_seeds
 
 # Initial values the original (tensorflow-estimator 2.15) gave the model_fn
 # below with tf_random_seed=42, and without a seed for the two variables with
@@ -335,11 +334,8 @@ def test_initial_weights_are_the_originals_for_every_input(tmp_path, case, style
         np.testing.assert_allclose(weights[name], values, rtol=1e-6, err_msg=name)
 
 
-def test_keras_initializers_left_to_python_random_are_named_in_a_warning(
-    tmp_path, caplog, monkeypatch
-):
-    # Said once per process: as if no earlier test had made it say so.
-    monkeypatch.setattr(random_seeds, "_warned_of_python_random", False)
+def test_keras_initializers_left_to_python_random_are_named_in_a_warning(tmp_path, caplog):
+    # Said once per process; conftest's `process_state.reset()` starts each test as a new one.
     generator = ORIGINAL_INITIAL_WEIGHTS
     with caplog.at_level("WARNING", logger="tensorflow"):
         generator.initial_weights(est, "get_variable", "dataset", False, str(tmp_path / "a"))

@@ -6,6 +6,8 @@ legacy programs run unchanged. On TensorFlow <= 2.15, which still ships
 `tf.estimator`, the package leaves it in place and its names are TensorFlow's.
 """
 
+import sys
+
 from tfestimator_compat.shim import moved_modules
 from tfestimator_compat.shim.requirements import check_tensorflow
 
@@ -23,11 +25,24 @@ else:
 
     check_keras()
 
+    from tfestimator_compat import api
     from tfestimator_compat.api import *  # noqa: F403
-    from tfestimator_compat.api import __all__  # noqa: F401
 
     # tf.keras.estimator.model_to_estimator, not tf.estimator's: kept out of __all__.
     from tfestimator_compat.api import model_to_estimator  # noqa: F401
+    from tfestimator_compat.shim import installer
+
+    def install(force: bool = False):
+        """Makes this package `tf.estimator`, `tf.compat.v1.estimator` and the old import paths.
+
+        `import tfestimator_compat` already called it. Does nothing on a
+        TensorFlow that still ships its own estimator, unless `force=True`;
+        safe to call again (it refreshes the same namespaces from `__all__`).
+        Returns the module installed as `tf.estimator`, or None.
+        """
+        return installer.install(sys.modules[__name__], force=force)
+
+    __all__ = sorted([*api.__all__, "install"])
 
 __version__ = "0.1.0"
 

@@ -58,7 +58,6 @@ from tfestimator_compat.hooks import SummarySaverHook
 from tfestimator_compat.keras_model_to_estimator import model_to_estimator as model_to_estimator
 from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.run_config import RunConfig
-from tfestimator_compat.shim.installer import install
 from tfestimator_compat.spec import EstimatorSpec
 from tfestimator_compat.training import EvalSpec
 from tfestimator_compat.training import TrainSpec
@@ -121,7 +120,6 @@ __all__ = [
     "WarmStartSettings",
     "add_metrics",
     "classifier_parse_example_spec",
-    "install",
     "regressor_parse_example_spec",
     "train_and_evaluate",
 ]

@@ -168,12 +168,6 @@ def test_eval_results_without_a_checkpoint_have_no_checkpoint_path(tmp_path):
     assert _values(directory) == [(2, "loss", 1.0)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="writer_for keeps one writer per directory for the life of the process: once the "
-    "directory is removed (a notebook that clears model_dir and trains again), later "
-    "summaries go to the removed file and none reaches the new directory",
-)
 def test_a_directory_removed_and_made_again_gets_a_new_event_file(tmp_path):
     directory = str(tmp_path / "model")
     event_files.write_summary(directory, _summary(loss=1.0), step=1)

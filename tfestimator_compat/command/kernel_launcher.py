@@ -20,9 +20,9 @@ _TF1_IMPORTS = None
 def main(argv):
     tf1 = bool(argv) and argv[0] == "--tf1"
     kernel_argv = argv[1:] if tf1 else argv
-    from tfestimator_compat.shim import installer
+    import tfestimator_compat
 
-    installer.install()
+    tfestimator_compat.install()
     if tf1:
         from tfestimator_compat.command import tf1_mode
 

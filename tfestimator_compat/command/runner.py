@@ -19,11 +19,11 @@ import sys
 import types
 from typing import List
 
+import tfestimator_compat
 from tfestimator_compat.command import notebook
 from tfestimator_compat.command import notebook_kernel
 from tfestimator_compat.command import tf1_mode
 from tfestimator_compat.command.user_traceback import print_traceback
-from tfestimator_compat.shim import installer
 
 
 def run_program(path: str, args: List[str], tf1: bool = False, output=None) -> int:
@@ -55,7 +55,7 @@ def run_program(path: str, args: List[str], tf1: bool = False, output=None) -> i
             "in this process instead (no figures).",
             file=sys.stderr,
         )
-    installer.install()
+    tfestimator_compat.install()
     mode = tf1_mode.tf1_imports() if tf1 else contextlib.nullcontext()
     notebook_path = os.path.abspath(path)
     with _as_main(path, args, chdir=is_notebook), mode:

@@ -33,14 +33,17 @@ _NOT_API = frozenset({"install"})
 _namespaces = {}
 
 
-def install(force: bool = False) -> Optional[types.ModuleType]:
-    """Sets `tf.estimator`, `tf.compat.v1.estimator` and the old import paths to this package.
+def install(package: types.ModuleType, force: bool = False) -> Optional[types.ModuleType]:
+    """Sets `tf.estimator`, `tf.compat.v1.estimator` and the old import paths to `package`.
 
     Does nothing on a TensorFlow that still ships its own estimator, unless
     `force=True`. Safe to call more than once: every call refreshes the same
-    module objects from the package's current names.
+    module objects from the package's current names. The package hands
+    itself in (`tfestimator_compat.install()`), so the installer imports
+    nothing above it.
 
     Args:
+        package: `tfestimator_compat`, whose `__all__` fills `tf.estimator`.
         force: install even over a TensorFlow that has its own `tf.estimator`.
 
     Returns:
@@ -59,7 +62,7 @@ def install(force: bool = False) -> Optional[types.ModuleType]:
     current = _own_estimator()
     if current is not None and not getattr(current, _MARKER, False) and not force:
         return None
-    v2, v1 = _build_namespaces()
+    v2, v1 = _build_namespaces(package)
     compat_v1, compat_v2 = _compat_modules()
     _set_everywhere([tf, *compat_v2], "estimator", v2)
     _set_everywhere(compat_v1, "estimator", v1)
@@ -70,7 +73,7 @@ def install(force: bool = False) -> Optional[types.ModuleType]:
     legacy = _namespace("tensorflow_estimator", "The tensorflow_estimator package, as before.")
     legacy.estimator = v1
     sys.modules["tensorflow_estimator"] = legacy
-    _install_keras_estimator(compat_v1)
+    _install_keras_estimator(compat_v1, package)
     _install_layers_v1()
     _install_keras_legacy()
     _install_module_paths()
@@ -108,9 +111,8 @@ def _fill(namespace, source):
     return namespace
 
 
-def _build_namespaces():
+def _build_namespaces(package):
     """`tf.estimator` (v2) and `tf.compat.v1.estimator` (v1, with `inputs` and `tpu`)."""
-    import tfestimator_compat
     from tfestimator_compat import experimental
     from tfestimator_compat import experimental_v1
     from tfestimator_compat import export
@@ -118,8 +120,8 @@ def _build_namespaces():
     from tfestimator_compat.canned import v1 as canned_v1
 
     doc = "tf.estimator, provided by tfestimator_compat."
-    v2 = _fill(_namespace("tensorflow.estimator", doc), tfestimator_compat)
-    v1 = _fill(_namespace("tensorflow.compat.v1.estimator", doc), tfestimator_compat)
+    v2 = _fill(_namespace("tensorflow.estimator", doc), package)
+    v1 = _fill(_namespace("tensorflow.compat.v1.estimator", doc), package)
     # The canned estimators of TF1 (SUM loss, TF1 optimizers) replace their V2 namesakes.
     for name in canned_v1.__all__:
         setattr(v1, name, getattr(canned_v1, name))
@@ -188,12 +190,11 @@ def _register(name, namespace):
             sys.modules[f"{name}.{attribute}"] = value
 
 
-def _install_keras_estimator(compat_v1):
+def _install_keras_estimator(compat_v1, package):
     """`tf.keras.estimator.model_to_estimator`, where the package has `model_to_estimator`."""
-    import tfestimator_compat
     from tfestimator_compat.engine.internals import keras_internals
 
-    model_to_estimator = getattr(tfestimator_compat, "model_to_estimator", None)
+    model_to_estimator = getattr(package, "model_to_estimator", None)
     if model_to_estimator is None:
         return
     namespace = _namespace("tensorflow.keras.estimator", "tf.keras.estimator.")
@@ -230,5 +231,5 @@ def _install_module_paths():
     from tfestimator_compat.shim.api_surface import estimator_modules
     from tfestimator_compat.shim.api_surface import missing
 
-    estimator_modules.install()
+    estimator_modules.install(missing.not_provided)
     missing.install_hooks(_namespaces.values())

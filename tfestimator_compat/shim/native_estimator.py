@@ -11,11 +11,10 @@ the original's names as its own: `tfestimator_compat.Estimator` is
 
 import tensorflow as tf
 
+from tfestimator_compat.engine import process_state
 from tfestimator_compat.shim.requirements import major_minor
 
 FIRST_VERSION_WITHOUT_ESTIMATOR = (2, 16)
-
-_announced = False
 
 
 def tensorflow_has_estimator() -> bool:
@@ -25,9 +24,7 @@ def tensorflow_has_estimator() -> bool:
 
 def announce():
     """Logs, once per process, that TensorFlow's own estimator is in use."""
-    global _announced
-    if not _announced:
-        _announced = True
+    if process_state.warn_once("tensorflow-has-its-own-estimator"):
         tf.get_logger().info(
             "TensorFlow %s ships its own tf.estimator: tfestimator_compat leaves it in place "
             "(the shim takes over from TensorFlow 2.16).",

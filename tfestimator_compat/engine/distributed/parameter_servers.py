@@ -42,6 +42,7 @@ import time
 
 import tensorflow as tf
 
+from tfestimator_compat.engine import process_state
 from tfestimator_compat.engine.distributed import cluster as cluster_lib
 from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 from tfestimator_compat.engine.state import checkpoints
@@ -55,13 +56,8 @@ _WAIT_LOG_SECS = 10
 _CHIEF_GONE_SECS = 1.0
 _GUIDE = "migration_guide/cluster.md#parameter-servers"
 
-# This process's `tf.distribute.Server` (workers and ps), and the strategy
-# that connected the chief to its cluster: each exists once per process.
-_server = None
-_chief_strategy = None
-# `train()` calls the chief finished here, and calls this task served.
-_rounds_trained = 0
-_rounds_served = 0
+# This process's server, chief strategy and rounds: `process_state.STATE.cluster_task`.
+_TASK = process_state.STATE.cluster_task
 
 
 def in_ps_cluster(config) -> bool:
@@ -118,11 +114,10 @@ def chief_strategy(config, timeout_secs):
     for their servers (at most `timeout_secs`,
     `RunConfig.session_creation_timeout_secs`).
     """
-    global _chief_strategy
     given = config.train_distribute
     if isinstance(given, tf.distribute.experimental.ParameterServerStrategy):
         return given
-    if _chief_strategy is None:
+    if _TASK.chief_strategy is None:
         cluster = training_cluster(config)
         _wait_for_tasks(cluster, timeout_secs)
         # Steps on a worker that went away fail at once and are rescheduled elsewhere.
@@ -130,8 +125,8 @@ def chief_strategy(config, timeout_secs):
         resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(
             cluster, task_type=cluster_lib.CHIEF, task_id=0, rpc_layer="grpc"
         )
-        _chief_strategy = tf.distribute.experimental.ParameterServerStrategy(resolver)
-    return _chief_strategy
+        _TASK.chief_strategy = tf.distribute.experimental.ParameterServerStrategy(resolver)
+    return _TASK.chief_strategy
 
 
 @contextlib.contextmanager
@@ -170,9 +165,8 @@ def serve_until_chief_is_done(config, last_step):
         config: the task's `RunConfig`.
         last_step: the global step the chief trains to (None: to the end of its input).
     """
-    global _rounds_served
     _start_server(config)
-    _rounds_served += 1
+    _TASK.rounds_served += 1
     cluster = training_cluster(config)
     marker = _marker_path(config.model_dir, cluster, _job(config), config.task_id)
     chief = cluster.task_address(cluster_lib.CHIEF, 0)
@@ -185,7 +179,7 @@ def serve_until_chief_is_done(config, last_step):
     checkpointing = bool(config.save_checkpoints_steps or config.save_checkpoints_secs)
     gone_since = None
     while True:
-        if _told_done(marker, _rounds_served):
+        if _told_done(marker, _TASK.rounds_served):
             _logging.info("The chief is done; %s %d stops.", config.task_type, config.task_id)
             return
         if _accepts_connections(chief):
@@ -207,10 +201,9 @@ def tell_serving_tasks_chief_is_done(config):
     calls to that task's marker file (see the module docstring). A task it
     cannot reach is left to notice the end by itself.
     """
-    global _rounds_trained
-    _rounds_trained += 1
+    _TASK.rounds_trained += 1
     cluster = training_cluster(config)
-    count = tf.constant(str(_rounds_trained))
+    count = tf.constant(str(_TASK.rounds_trained))
     for job in (cluster_lib.WORKER, cluster_lib.PS):
         for index in cluster.task_indices(job):
             try:
@@ -271,20 +264,19 @@ def _finished(model_dir, last_step, checkpointing):
 
 
 def _start_server(config):
-    global _server
-    if _server is None:
+    if _TASK.server is None:
         job = _job(config)
         marker = _marker_path(config.model_dir, training_cluster(config), job, config.task_id)
         if _make_marker(marker):
             atexit.register(_remove, marker)
-        _server = tf.distribute.Server(
+        _TASK.server = tf.distribute.Server(
             training_cluster(config),
             job_name=job,
             task_index=config.task_id,
             protocol=config.protocol or "grpc",
             start=True,
         )
-    return _server
+    return _TASK.server
 
 
 def _make_marker(path):

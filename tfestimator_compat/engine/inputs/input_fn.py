@@ -31,6 +31,7 @@ import contextlib
 import tensorflow as tf
 
 from tfestimator_compat.engine import logs
+from tfestimator_compat.engine import process_state
 from tfestimator_compat.engine.inputs import input_errors
 from tfestimator_compat.engine.inputs.input_structure import FlatStructure
 from tfestimator_compat.engine.inputs.input_structure import NestedStructure
@@ -42,9 +43,6 @@ from tfestimator_compat.engine.tracing import fn_args
 from tfestimator_compat.engine.tracing import random_ops
 from tfestimator_compat.engine.tracing import random_seeds
 from tfestimator_compat.engine.tracing.model_fn_graph import placeholders_for
-
-# Sources of input_fns already warned about (see `warn_if_evaluation_never_ends`).
-_WARNED_ENDLESS = set()
 
 
 class InputFnResult:
@@ -122,9 +120,10 @@ class InputFnResult:
 
     def warn_if_evaluation_never_ends(self, steps):
         """Warns (once per input_fn) that `evaluate(steps=None)` of an endless input hangs."""
-        if steps is not None or not self.endless or self.source in _WARNED_ENDLESS:
+        if steps is not None or not self.endless:
             return
-        _WARNED_ENDLESS.add(self.source)
+        if not process_state.warn_once(("evaluation-never-ends", self.source)):
+            return
         tf.compat.v1.logging.warning(
             "evaluate(steps=None) reads its input to the end, but the input of the "
             "input_fn at %s repeats forever, so this evaluation will not end (unless a "

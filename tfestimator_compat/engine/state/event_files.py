@@ -5,20 +5,50 @@ original Estimator wrote them, so TensorBoard and scripts that read
 `summary_iterator(...).summary.value[i].simple_value` see the same thing.
 """
 
+import os
+
 import numpy as np
 import tensorflow as tf
 from google.protobuf import message
 
 from tfestimator_compat.engine import logs
-
-_writers = {}
+from tfestimator_compat.engine import process_state
 
 
 def writer_for(directory):
-    """One event-file writer per directory for the life of the process."""
-    if directory not in _writers:
-        _writers[directory] = tf.summary.create_file_writer(directory)
-    return _writers[directory]
+    """One event-file writer per directory for the life of the process.
+
+    A directory removed since its writer was made (a notebook that clears
+    `model_dir` and trains again) gets a new writer, and so a new events
+    file: the old writer would go on writing into the file that was deleted.
+    """
+    writers = process_state.STATE.event_writers
+    writer, made_in = writers.get(directory, (None, None))
+    if writer is not None and _identity(directory) != made_in:
+        try:
+            writer.close()
+        except tf.errors.OpError:
+            pass  # its file went with the directory
+        writer = None
+    if writer is None:
+        writer = tf.summary.create_file_writer(directory)
+        writers[directory] = (writer, _identity(directory))
+    return writer
+
+
+def _identity(directory):
+    """What tells a directory from another made later at the same path, where it can be told.
+
+    A local directory's inode; for other filesystems (`gs://`, ...) only
+    whether it exists.
+    """
+    if "://" in directory:
+        return tf.io.gfile.isdir(directory)
+    try:
+        status = os.stat(directory)
+    except OSError:
+        return None
+    return (status.st_dev, status.st_ino)
 
 
 def write_summary(directory, summary, step, flush=True):

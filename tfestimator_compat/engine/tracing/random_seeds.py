@@ -24,6 +24,7 @@ import random
 
 import tensorflow as tf
 
+from tfestimator_compat.engine import process_state
 from tfestimator_compat.engine.internals import keras_internals
 from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
@@ -35,8 +36,6 @@ _PYTHON_RANDOM_DRAWN = (
     "program seeded it). To start both from the same values, pass initializers "
     "with a seed; see migration_guide/concepts.md (tf_random_seed)."
 )
-# Said once per process: the difference is the same for every Estimator.
-_warned_of_python_random = False
 
 
 class GraphSeeds:
@@ -246,7 +245,6 @@ def without_graph_optimizations():
 
 
 def _warn_of_python_random():
-    global _warned_of_python_random
-    if not _warned_of_python_random:
-        _warned_of_python_random = True
+    # Said once per process: the difference is the same for every Estimator.
+    if process_state.warn_once("keras-initializers-draw-from-python-random"):
         _logging.warning(_PYTHON_RANDOM_DRAWN)

@@ -20,7 +20,6 @@ import os
 import sys
 import types
 
-from tfestimator_compat.shim.api_surface import missing
 from tfestimator_compat.shim.api_surface import source_names
 from tfestimator_compat.shim.api_surface.estimator_names import ESTIMATOR_SYMBOLS
 from tfestimator_compat.shim.api_surface.symbol import SUPPORTED
@@ -128,42 +127,47 @@ def _same_name(module: str, name: str):
         return None
 
 
-def _module(path: str, relative: str) -> types.ModuleType:
+def _module(path: str, relative: str, not_provided) -> types.ModuleType:
     module = sys.modules.get(path)
     if module is None or not getattr(module, _MARKER, False):
         module = types.ModuleType(path, f"`{path}`, as the shim provides it.")
         setattr(module, _MARKER, True)
         module.__path__ = []  # a package, so submodules import
     names = original_names().get(relative, {})
-    module.__getattr__ = _lazy_attribute(path, relative)
+    module.__getattr__ = _lazy_attribute(path, relative, not_provided)
     module.__all__ = sorted(name for name in names if resolve(relative, name) is not None)
     sys.modules[path] = module
     return module
 
 
-def _lazy_attribute(path: str, relative: str):
+def _lazy_attribute(path: str, relative: str, not_provided):
     def __getattr__(name: str):
         value = resolve(relative, name)
         if value is not None:
             return value
         if name in original_names().get(relative, {}):
-            raise missing.not_provided(f"{path}.{name}", for_import=True)
+            raise not_provided(f"{path}.{name}", for_import=True)
         raise AttributeError(f"module {path!r} has no attribute {name!r}")
 
     return __getattr__
 
 
-def install() -> list:
-    """Registers every module path under both prefixes; returns their full names."""
+def install(not_provided) -> list:
+    """Registers every module path under both prefixes; returns their full names.
+
+    `not_provided(path, for_import)` is the error for a name the original's
+    module had and the shim lacks (`missing.not_provided`, which classifies
+    names with the tables this module's paths feed).
+    """
     relatives = set(original_names())
     for relative in list(relatives):  # the packages above each module
         parts = relative.split(".")
         relatives.update(".".join(parts[:end]) for end in range(1, len(parts)))
     installed = []
     for prefix in PREFIXES:
-        root = _module(prefix, "")
+        root = _module(prefix, "", not_provided)
         for relative in sorted(relatives, key=lambda name: name.count(".")):
-            module = _module(f"{prefix}.{relative}", relative)
+            module = _module(f"{prefix}.{relative}", relative, not_provided)
             parent, _, leaf = f"{prefix}.{relative}".rpartition(".")
             setattr(sys.modules[parent], leaf, module)
             installed.append(module.__name__)
