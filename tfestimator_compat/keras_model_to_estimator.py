@@ -252,6 +252,32 @@ def _save_first_checkpoint(keras_model, names, model_dir):
     return WarmStartSettings(path, vars_to_warm_start=[re.escape(n) + "$" for n in names])
 
 
+def _from_config(model_class, config):
+    """`model_class.from_config(config)`, a Sequential's weights named `hidden/kernel`.
+
+    Keras 3.16 deserializes a Sequential's layers under the model's name scope,
+    so their weights' paths, and with them our checkpoint keys and the
+    optimizer's slot names, start with the model's auto-name
+    (`sequential_1/hidden/kernel`, `optimizer/sequential_1_hidden_kernel_momentum`).
+    The original and Keras <= 3.15 named them `hidden/kernel`, whatever the
+    model was called: here the layers are deserialized, and so built, outside
+    the model, as Keras 3.15's `Sequential.from_config` did.
+    """
+    if (
+        not issubclass(model_class, keras.Sequential)
+        or model_class.from_config.__func__ is not keras.Sequential.from_config.__func__
+        or any("module" not in layer for layer in config.get("layers", ()))
+    ):
+        return model_class.from_config(config)
+    model = model_class(name=config["name"])
+    for layer in config["layers"]:
+        model.add(keras.saving.deserialize_keras_object(layer))
+    shape = config.get("build_input_shape")
+    if not model.built and shape and isinstance(shape, (tuple, list)):
+        model.build(shape)
+    return model
+
+
 class _KerasModelFn:
     """The model_fn: rebuilds the Keras model in the traced graph and runs it for a mode."""
 
@@ -276,7 +302,7 @@ class _KerasModelFn:
     def rebuild(self, features):
         """A new model from the config; a subclassed one is built by a call on `features`."""
         # from_config consumes its argument.
-        model = self._model_class.from_config(copy.deepcopy(self._model_config))
+        model = _from_config(self._model_class, copy.deepcopy(self._model_config))
         if not model.built and features is not None:
             model(features)
         return model
