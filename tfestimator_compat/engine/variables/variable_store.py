@@ -227,6 +227,10 @@ class VariableStore:
                     self._local_initial_values[name] = np.array(self._variables[name].numpy())
 
     def reset_local_variables(self):
+        # A variable made in a scope still open (a hook's in-memory evaluation
+        # during `train()`) may still hold its stand-in zeros: since Keras 3.16
+        # passes `shape` to `tf.Variable`, Keras metric state is deferred too.
+        self._initialize_deferred()
         for name, value in self._local_initial_values.items():
             self._variables[name].assign(value)
 
