@@ -49,7 +49,11 @@ def multi_io():
         [keras.layers.Dense(1, name="reg")(hidden), keras.layers.Dense(3, name="cls")(hidden)],
     )
     model.compile(
-        optimizer=keras.optimizers.Adam(0.01),
+        # epsilon: hidden unit 4's bias has a gradient of zero up to rounding
+        # (batch norm takes its shift out), which Adam with epsilon=1e-7 turns
+        # into a step of its own; TF 2.23's tf.gradients and Keras's tape round
+        # it differently (0 and -1.5e-8), 2e-5 apart after one step.
+        optimizer=keras.optimizers.Adam(0.01, epsilon=1e-3),
         loss={"reg": "mse", "cls": keras.losses.SparseCategoricalCrossentropy(from_logits=True)},
         metrics={"reg": ["mae"], "cls": ["accuracy"]},
     )
