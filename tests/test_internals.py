@@ -916,6 +916,19 @@ def test_a_file_is_written_whole(tmp_path):
     assert os.listdir(tmp_path) == ["state"]
 
 
+@covers(tfi, "drop_write_graph_float_format")
+def test_a_graph_is_written_as_text_whatever_protobuf_takes(tmp_path):
+    from google.protobuf import text_format
+
+    tfi.drop_write_graph_float_format()  # again: it is idempotent
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.constant(1.0 / 3.0, name="third")
+    path = tf.io.write_graph(graph, str(tmp_path), "graph.pbtxt", as_text=True)
+    read = text_format.Parse(open(path).read(), tf.compat.v1.GraphDef())
+    assert [node.name for node in read.node] == ["third"]
+
+
 class _Records(logging.Handler):
     def __init__(self):
         super().__init__()

@@ -625,6 +625,33 @@ get_temp_export_dir = internal(_EXPORT_UTILS, "get_temp_export_dir")
 
 # --- Files, logs, summaries, TPU, warm starts -----------------------------------------
 
+_GRAPH_IO = internal("tensorflow.python.framework.graph_io")
+
+
+def drop_write_graph_float_format():
+    """TensorFlow <= 2.20's `tf.io.write_graph(..., as_text=True)` (so
+    `CheckpointSaverHook`'s `graph.pbtxt`) passes `float_format=''` to
+    `text_format.MessageToString`, which protobuf 7 no longer takes (TF 2.20
+    allows protobuf 7; TF 2.21 stopped passing it). `graph_io` reads its
+    `text_format` global when called: it gets one that drops the argument."""
+    import inspect
+
+    from google.protobuf import text_format
+
+    if "float_format" in inspect.signature(text_format.MessageToString).parameters:
+        return
+
+    class _TextFormat:
+        def __getattr__(self, name):
+            return getattr(text_format, name)
+
+        @staticmethod
+        def MessageToString(message, float_format=None, **kwargs):  # noqa: N802
+            return text_format.MessageToString(message, **kwargs)
+
+    _GRAPH_IO.text_format = _TextFormat()
+
+
 # `atomic_write_string_to_file(filename, contents)`: written to a temporary file, renamed.
 atomic_write_string_to_file = internal(
     "tensorflow.python.lib.io.file_io", "atomic_write_string_to_file"

@@ -12,6 +12,8 @@ Python printer.
 import os
 
 import tensorflow as tf
+from google.protobuf import text_format
+from google.protobuf import wrappers_pb2
 
 from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
@@ -22,4 +24,22 @@ def write(message, path):
     directory = os.path.dirname(path)
     if directory and not tf.io.gfile.exists(directory):
         tf.io.gfile.makedirs(directory)
-    tf_internals.atomic_write_string_to_file(path, str(message))
+    tf_internals.atomic_write_string_to_file(path, _print(message))
+
+
+def _str_escapes_quotes() -> bool:
+    """Whether `str(message)` prints text that `text_format.Parse` reads back:
+    protobuf 5.29's printer (TensorFlow 2.18 and 2.19 hold protobuf < 6) leaves
+    a `"` inside a bytes field unescaped, so a graph with such a string constant
+    wrote a `graph.pbtxt` that no parser reads."""
+    probe = wrappers_pb2.BytesValue(value=b'a " b')
+    try:
+        return text_format.Parse(str(probe), wrappers_pb2.BytesValue()) == probe
+    except text_format.ParseError:
+        return False
+
+
+_print = str if _str_escapes_quotes() else text_format.MessageToString
+
+
+tf_internals.drop_write_graph_float_format()
