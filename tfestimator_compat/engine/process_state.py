@@ -62,7 +62,12 @@ def reset():
     STATE.event_writers.clear()
     STATE.warned.clear()
     for writer in writers:
-        try:
-            writer.close()
-        except tf.errors.OpError:
-            pass  # its directory is gone: nothing left to flush into
+        close_writer(writer)
+
+
+def close_writer(writer):
+    """Closes an event-file writer whose directory may be gone (nothing left to flush into)."""
+    try:
+        writer.close()
+    except tf.errors.OpError:
+        pass

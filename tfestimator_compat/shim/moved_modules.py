@@ -73,13 +73,17 @@ MOVED = {
 }
 
 
+# A package's path before its modules' (`keras_legacy.optimizer` before `keras_legacy`).
+_LONGEST_FIRST = sorted(MOVED, key=len, reverse=True)
+
+
 def new_name(fullname: str) -> Optional[str]:
     """The current name of `fullname`, or None where it did not move."""
     prefix = _PACKAGE + "."
     if not fullname.startswith(prefix):
         return None
     relative = fullname[len(prefix) :]
-    for old in sorted(MOVED, key=len, reverse=True):
+    for old in _LONGEST_FIRST:
         if relative == old or relative.startswith(old + "."):
             return prefix + MOVED[old] + relative[len(old) :]
     return None

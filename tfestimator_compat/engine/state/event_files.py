@@ -25,10 +25,7 @@ def writer_for(directory):
     writers = process_state.STATE.event_writers
     writer, made_in = writers.get(directory, (None, None))
     if writer is not None and _identity(directory) != made_in:
-        try:
-            writer.close()
-        except tf.errors.OpError:
-            pass  # its file went with the directory
+        process_state.close_writer(writer)
         writer = None
     if writer is None:
         writer = tf.summary.create_file_writer(directory)
