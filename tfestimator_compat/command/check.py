@@ -53,7 +53,7 @@ _SKIPPED_DIRS = frozenset(["__pycache__", "node_modules", "site-packages"])
 # Cell magics whose body is still Python.
 _PYTHON_CELL_MAGICS = frozenset(["time", "timeit", "capture", "prun", "debug"])
 # `name?`, `name??`: IPython help.
-_HELP_LINE = re.compile(r"^[\w.\[\]()'\"]+\?\??$")
+_HELP_LINE = re.compile(r"^[\w.*\[\]()'\"]+\?\??$")
 # `files = !ls`, `t = %timeit -o f()`: shell or magic output assigned to names.
 _MAGIC_ASSIGNMENT = re.compile(r"^[\w.,\s\[\]()]+=\s*[%!]")
 # Python parses expressions nested about 3,000 deep; walking such a tree takes
@@ -274,15 +274,22 @@ def _python_cell(source: str) -> Optional[str]:
         if magic not in _PYTHON_CELL_MAGICS:
             return None
         lines[first] = ""
+    continued = False
     for i, line in enumerate(lines):
-        stripped = line.strip()
-        if (
-            stripped.startswith(("%", "!", "?"))
-            or _HELP_LINE.match(stripped)
-            or _MAGIC_ASSIGNMENT.match(stripped)
-        ):
-            lines[i] = line[: len(line) - len(line.lstrip())] + "pass"
+        if continued or _is_ipython_line(line.strip()):
+            # A backslash continues a shell or magic line onto the next, as in IPython.
+            lines[i] = "" if continued else line[: len(line) - len(line.lstrip())] + "pass"
+            continued = line.rstrip().endswith("\\")
     return "\n".join(lines) + "\n"
+
+
+def _is_ipython_line(stripped: str) -> bool:
+    """A shell escape, a line magic, a help request, or their output assigned to a name."""
+    return bool(
+        stripped.startswith(("%", "!", "?"))
+        or _HELP_LINE.match(stripped)
+        or _MAGIC_ASSIGNMENT.match(stripped)
+    )
 
 
 def _findings(resolver: _Resolver, path: str, cell: Optional[int]) -> List[Finding]:

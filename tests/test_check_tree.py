@@ -1,0 +1,89 @@
+"""`tfestimator-compat check` on a project tree: verdicts a team lead can trust (issue #38 item 4).
+
+The tree under `fixtures/check_tree/` is a small project: a trainer that imports
+a module that does not run, a chain of imports that needs `run --tf1`, an import
+cycle, TF1 flags, and a notebook written in IPython syntax. The files that must
+not parse are written beside a copy of it (`_UNPARSEABLE`), since ruff parses
+everything the repository holds.
+"""
+
+import json
+import os
+import shutil
+
+import pytest
+from helpers import check_json
+
+from tfestimator_compat.command import check
+from tfestimator_compat.command import check_report
+
+TREE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "check_tree")
+_CODE = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
+_UNPARSEABLE = {
+    "broken.py": '"""Python 2."""\n\nprint "hello"\n',
+    "notebooks/half_parsed.ipynb": json.dumps(
+        {
+            "cells": [
+                dict(_CODE, source="import tensorflow as tf\nCONFIG = tf.estimator.RunConfig()\n"),
+                dict(_CODE, source="x = 1\ndef broken(:\n    pass\n"),
+            ]
+        }
+    ),
+}
+DOES_NOT_RUN = check_report.DOES_NOT_RUN
+NEEDS_TF1 = check_report.NEEDS_TF1
+NOT_CHECKED = check_report.NOT_CHECKED
+RUNS = check_report.RUNS_UNCHANGED
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A copy of the fixture tree, with the files that do not parse added."""
+    root = tmp_path / "project"
+    shutil.copytree(TREE, root)
+    for name, source in _UNPARSEABLE.items():
+        (root / name).write_text(source)
+    return root
+
+
+def by_file(capsys, tree):
+    """(exit status, report, summary entry per path relative to the tree)."""
+    status, report = check_json(capsys, tree)
+    entries = {os.path.relpath(e["path"], tree): e for e in report["summary"]["by_file"]}
+    return status, report, entries
+
+
+def test_ipython_syntax_is_skipped_not_reported_as_unparsed(capsys, tree):
+    """`!cmd \\` and `%magic \\` continuation lines, `var = !cmd \\`, `?`/`??` help
+    (`?tf.estimator.*Classifier` too), `%%bash` and `%%time` cells."""
+    _, report = check_json(capsys, tree / "notebooks" / "ipython_syntax.ipynb")
+    assert report["errors"] == []
+    assert [(f["cell"], f["line"], f["name"]) for f in report["findings"]] == [
+        (7, 2, "tf.estimator.LinearRegressor")
+    ]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "!ls \\\n  -la \\\n  /tmp\nx = 1\n",
+        "if True:\n    !ls \\\n      /tmp\nx = 1\n",
+        "files = !ls \\\n  /tmp\nx = 1\n",
+        "%cd \\\n  /tmp\nx = 1\n",
+        "tf.estimator.*Classifier?\nx = 1\n",
+        "tf.estimator.Estimator.train??\nx = 1\n",
+    ],
+)
+def test_ipython_line_forms_are_skipped(source):
+    python = check._python_cell(source)
+    compile(python, "cell", "exec")
+    assert python.splitlines()[-1] == "x = 1"
+    assert len(python.splitlines()) == len(source.splitlines()), "line numbers are kept"
+
+
+def run(capsys, *argv):
+    status = check.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
