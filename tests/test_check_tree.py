@@ -81,6 +81,31 @@ def test_ipython_line_forms_are_skipped(source):
     assert len(python.splitlines()) == len(source.splitlines()), "line numbers are kept"
 
 
+def test_flags_reads_fold_into_one_api(capsys, tree):
+    _, report = check_json(capsys, tree / "flags_main.py")
+    flags = [a for a in report["summary"]["by_api"] if "flags" in a["name"].lower()]
+    # Lines 6, 7, 8, three reads on 12, one on 13 (absl's FLAGS is not TensorFlow's), one on 14.
+    assert [(a["name"], a["count"], a["status"]) for a in flags] == [
+        ("tf.compat.v1.flags", 8, "supported-with-run --tf1")
+    ]
+    assert all("FLAGS" not in f["name"] for f in report["findings"])
+    assert [f["written"] for f in report["findings"] if f["line"] == 12] == [
+        "FLAGS.steps",
+        "FLAGS.model_dir",
+        "FLAGS.batch_size",
+    ]
+
+
+def test_tf2_flags_are_not_findings(capsys, tmp_path):
+    path = tmp_path / "prog.py"
+    path.write_text(
+        "import tensorflow as tf\nFLAGS = tf.compat.v1.app.flags.FLAGS\nFLAGS.steps\n"
+        "tf.compat.v1.flags.DEFINE_integer('n', 1, 'n')\n"
+    )
+    _, report = check_json(capsys, path)
+    assert report["findings"] == []
+
+
 def run(capsys, *argv):
     status = check.main([str(a) for a in argv])
     out, err = capsys.readouterr()

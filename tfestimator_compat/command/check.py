@@ -80,6 +80,17 @@ def _canonical(path: str) -> str:
     return ".".join(parts)
 
 
+def _folded(path: str) -> str:
+    """`tf.flags` for any name in TF1's flags module (`tf.app.flags.FLAGS.steps`,
+    `tf.flags.DEFINE_string`): a program's flags are one API, however many it reads."""
+    parts = path.split(".")
+    root = 3 if parts[:3] == ["tf", "compat", "v1"] else 1 if parts[:1] == ["tf"] else 0
+    rest = parts[root:] if root else []
+    if rest[:2] == ["app", "flags"]:
+        rest = rest[1:]
+    return ".".join([*parts[:root], "flags"]) if rest[:1] == ["flags"] else path
+
+
 def _tracked_module(module: str) -> Optional[str]:
     """The canonical path an imported module binds, or None for modules not tracked."""
     if module.split(".")[0] in ("tensorflow", "tensorflow_estimator", "keras"):
@@ -124,7 +135,7 @@ class _Resolver(ast.NodeVisitor):
     def _record(self, node: ast.AST, written: str, path: Optional[str]) -> None:
         if path is None:
             return
-        symbol = api_surface.classify(_canonical(path))
+        symbol = api_surface.classify(_folded(_canonical(path)))
         if symbol is not None:
             self.uses.append((node, written, symbol))
 
