@@ -53,6 +53,89 @@ def by_file(capsys, tree):
     return status, report, entries
 
 
+def test_a_file_gets_the_worst_verdict_of_what_it_imports(capsys, tree):
+    status, _, entries = by_file(capsys, tree)
+    assert {path: entry["verdict"] for path, entry in entries.items()} == {
+        "broken.py": NOT_CHECKED,
+        "cycle_a.py": NEEDS_TF1,  # through cycle_b, which imports it back
+        "cycle_b.py": NEEDS_TF1,
+        "evaluate.py": NEEDS_TF1,  # from inputs import input_fn
+        "export.py": NEEDS_TF1,  # import evaluate -> inputs
+        "flags_main.py": NEEDS_TF1,
+        "inputs.py": NEEDS_TF1,
+        "report_tool.py": NOT_CHECKED,  # import broken
+        "train.py": DOES_NOT_RUN,  # from models import legacy_net
+        "models/__init__.py": RUNS,
+        "models/clean.py": RUNS,
+        "models/head.py": DOES_NOT_RUN,  # from .legacy_net import model_fn
+        "models/legacy_net.py": DOES_NOT_RUN,
+        "notebooks/half_parsed.ipynb": NOT_CHECKED,
+        "notebooks/ipython_syntax.ipynb": RUNS,  # from models import clean
+    }
+    assert status == 1
+
+
+def test_the_verdict_names_the_import_that_brings_the_blocker(capsys, tree):
+    _, _, entries = by_file(capsys, tree)
+    legacy_net = str(tree / "models" / "legacy_net.py")
+    assert entries["train.py"]["via"] == [
+        {"import": "models.legacy_net", "line": 4, "cell": None, "path": legacy_net}
+    ]
+    assert entries["train.py"]["because"] == ["tf.contrib.slim", "tf.contrib.slim.fully_connected"]
+    assert entries["models/head.py"]["via"] == [
+        {"import": ".legacy_net", "line": 3, "cell": None, "path": legacy_net}
+    ]
+    assert [(step["import"], step["line"]) for step in entries["export.py"]["via"]] == [
+        ("evaluate", 3),
+        ("inputs", 4),
+    ]
+    assert entries["export.py"]["because"] == ["tf.compat.v1.placeholder"]
+    assert entries["models/legacy_net.py"]["via"] == [], "its own uses decide it"
+    assert entries["evaluate.py"]["findings"] == 0
+
+    _, out, _ = run(capsys, tree)
+    assert (
+        f"  {tree / 'export.py'}: 0 finding(s); needs run --tf1 via import evaluate (line 3) "
+        f"-> {tree / 'evaluate.py'}, import inputs (line 4) -> {tree / 'inputs.py'}: "
+        "tf.compat.v1.placeholder"
+    ) in out.splitlines()
+
+
+def test_what_is_not_in_the_tree_or_not_a_module_of_it_is_not_followed(capsys, tmp_path):
+    """Imports resolve as Python would from the importer's folder or one above it;
+    a same-named module in a folder beside it is another program's."""
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "app").mkdir()
+    (tmp_path / "tools" / "utils.py").write_text("import tensorflow as tf\ntf.contrib.slim\n")
+    (tmp_path / "app" / "main.py").write_text("import os\nimport utils\nimport numpy\n")
+    (tmp_path / "app" / "utils.py").write_text("import tensorflow as tf\ntf.placeholder\n")
+    _, _, entries = by_file(capsys, tmp_path)
+    assert entries["app/main.py"]["verdict"] == NEEDS_TF1
+    assert [step["path"] for step in entries["app/main.py"]["via"]] == [
+        str(tmp_path / "app" / "utils.py")
+    ]
+
+
+def test_a_file_or_cell_that_did_not_parse_is_not_checked_and_says_where(capsys, tree):
+    _, report, entries = by_file(capsys, tree)
+    [reason] = entries["broken.py"]["because"]
+    assert reason.startswith("line 3: cannot parse: "), reason
+    assert entries["notebooks/half_parsed.ipynb"]["because"] == [
+        "cell 2, line 2: cannot parse: invalid syntax"
+    ]
+    assert entries["notebooks/half_parsed.ipynb"]["findings"] == 1, "the other cells are checked"
+    assert entries["report_tool.py"]["via"][0]["path"] == str(tree / "broken.py")
+    assert entries["report_tool.py"]["because"] == [reason]
+
+
+def test_a_notebook_cell_that_is_not_text_leaves_the_notebook_not_checked(capsys, tmp_path):
+    cells = [dict(_CODE, source=["import tensorflow as tf\n", None])]
+    (tmp_path / "nb.ipynb").write_text(json.dumps({"cells": cells}))
+    _, _, entries = by_file(capsys, tmp_path)
+    assert entries["nb.ipynb"]["verdict"] == NOT_CHECKED
+    assert entries["nb.ipynb"]["because"] == ["cell 1: the cell's source is not text"]
+
+
 def test_ipython_syntax_is_skipped_not_reported_as_unparsed(capsys, tree):
     """`!cmd \\` and `%magic \\` continuation lines, `var = !cmd \\`, `?`/`??` help
     (`?tf.estimator.*Classifier` too), `%%bash` and `%%time` cells."""
@@ -110,5 +193,3 @@ def run(capsys, *argv):
     status = check.main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return status, out, err
-
-

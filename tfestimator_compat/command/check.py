@@ -6,7 +6,8 @@ searched recursively). Each use comes with its canonical name, whether the shim
 runs it, the native TF2/Keras replacement, and a link into `migration_guide/`
 (which ships in the package; `check_report` prints the report). A summary follows: each API
 used, with its count and status, and a verdict per file (`runs unchanged`,
-`needs run --tf1`, `does not run`, `not checked`).
+`needs run --tf1`, `does not run`, `not checked`): the worst of the file's own
+and of the checked files it imports (`check_imports` follows them).
 
 Programs are parsed with `ast`, never imported or run: aliases are followed as
 written (`import tensorflow.compat.v1 as tf`, `est = tf.estimator`,
@@ -17,8 +18,8 @@ followed on the estimators a program makes (`est = DNNClassifier(...)`,
 `tfestimator-compat` command starts `check` in a fraction of a second.
 
 Exit status: 0 when everything found runs on the shim, 1 when something does
-not, 2 for usage errors and unreadable files. A file that does not parse is
-reported and skipped.
+not, 2 for usage errors and unreadable files. A file or notebook cell that does
+not parse is reported, and its file is `not checked`.
 
 Example:
 
@@ -42,6 +43,7 @@ from typing import List
 from typing import Optional
 from typing import Tuple
 
+from tfestimator_compat.command.check_imports import Import
 from tfestimator_compat.command.check_report import FileError
 from tfestimator_compat.command.check_report import Finding
 from tfestimator_compat.command.check_report import Report
@@ -121,6 +123,8 @@ class _Resolver(ast.NodeVisitor):
         # Names (`est`, `self.estimator`) bound to an estimator object -> its class's name.
         self.estimators: Dict[str, str] = {}
         self.uses: List[Tuple[ast.AST, str, api_surface.Symbol]] = []
+        # (statement, level, module, names) of each import, for the verdicts across files.
+        self.imports: List[Tuple[ast.AST, int, str, Tuple[str, ...]]] = []
         self._fallback = False
 
     def _bind(self, name: str, path: Optional[str]) -> None:
@@ -173,6 +177,7 @@ class _Resolver(ast.NodeVisitor):
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
+            self.imports.append((node, 0, alias.name, ()))
             path = _tracked_module(alias.name)
             self._record_package(node, alias.name)
             if not (path or "").startswith("tensorflow_estimator"):
@@ -184,6 +189,8 @@ class _Resolver(ast.NodeVisitor):
                 self._bind(top, _tracked_module(top))
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        names = tuple(alias.name for alias in node.names if alias.name != "*")
+        self.imports.append((node, node.level or 0, node.module or "", names))
         if node.level or not node.module:
             return  # relative imports are the program's own modules
         module = _tracked_module(node.module)
@@ -322,10 +329,19 @@ def _findings(resolver: _Resolver, path: str, cell: Optional[int]) -> List[Findi
     return findings
 
 
+def _imports(resolver: _Resolver, path: str, cell: Optional[int]) -> List[Import]:
+    imports = [
+        Import(path, node.lineno, cell, level, module, names)
+        for node, level, module, names in resolver.imports
+    ]
+    resolver.imports.clear()
+    return imports
+
+
 def _syntax_error(path: str, error: Exception, cell: Optional[int] = None) -> FileError:
     line = getattr(error, "lineno", None)
     message = getattr(error, "msg", None) or str(error)
-    return FileError(path, "syntax", f"not checked, cannot parse: {message}", line, cell)
+    return FileError(path, "syntax", f"cannot parse: {message}", line, cell)
 
 
 @contextlib.contextmanager
@@ -354,9 +370,11 @@ def _check_source(
             resolver.visit(tree)
     except RecursionError as error:
         resolver.uses.clear()
+        resolver.imports.clear()
         report.errors.append(_syntax_error(path, error, cell))
         return
     report.findings.extend(_findings(resolver, path, cell))
+    report.imports.extend(_imports(resolver, path, cell))
 
 
 def check_python(path: str, report: Report) -> None:
@@ -406,7 +424,7 @@ def check_notebook(path: str, report: Report) -> None:
     resolver = _Resolver()
     for number, source in cells:
         if source is None:
-            message = "not checked, the cell's source is not text"
+            message = "the cell's source is not text"
             report.errors.append(FileError(path, "unreadable", message, cell=number))
             continue
         python = _python_cell(source)
