@@ -193,3 +193,50 @@ def run(capsys, *argv):
     status = check.main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return status, out, err
+
+
+def test_summary_for_a_ticket_lists_files_by_verdict_and_what_blocks(capsys, tree):
+    status, out, _ = run(capsys, "--format", "summary", tree)
+    assert status == 1
+
+    def section(heading):
+        lines = out.splitlines()
+        start = lines.index(heading) + 1
+        end = next((i for i in range(start, len(lines)) if lines[i].startswith("#")), len(lines))
+        return [line for line in lines[start:end] if line]
+
+    assert out.startswith("# tfestimator-compat check\n")
+    assert ("15 file(s): 3 does not run, 3 not checked, 6 needs run --tf1, 3 runs unchanged") in out
+    legacy_net = tree / "models" / "legacy_net.py"
+    assert section("### does not run (3)") == [
+        f"- `{tree / 'train.py'}` (via `{legacy_net}`)",
+        f"- `{tree / 'models' / 'head.py'}` (via `{legacy_net}`)",
+        f"- `{legacy_net}`",
+    ]
+    assert section("### not checked (3)")[0].startswith(
+        f"- `{tree / 'broken.py'}`: line 3: cannot parse: "
+    )
+    assert section("### runs unchanged (3)") == [
+        f"- `{tree / 'models' / '__init__.py'}`",
+        f"- `{tree / 'models' / 'clean.py'}`",
+        f"- `{tree / 'notebooks' / 'ipython_syntax.ipynb'}`",
+    ]
+    assert section("## APIs that block a run") == [
+        f"- `tf.contrib.slim` (1 use): `{legacy_net}`. Guide: "
+        "migration_guide/replacements.md#contrib",
+        f"- `tf.contrib.slim.fully_connected` (1 use): `{legacy_net}`. Guide: "
+        "migration_guide/replacements.md#contrib",
+    ]
+    tf1 = section("## APIs that need `run --tf1`")
+    assert (
+        f"- `tf.compat.v1.flags` (8 uses): `{tree / 'flags_main.py'}`. Guide: "
+        "migration_guide/replacements.md#tf1-names-under-import-tensorflow"
+    ) in tf1
+    assert out.rstrip().endswith(f"Guide links are relative to {check_report.GUIDE_ROOT}")
+
+
+def test_summary_of_a_tree_that_runs_says_nothing_blocks(capsys, tree):
+    status, out, _ = run(capsys, "--format", "summary", tree / "models" / "clean.py")
+    assert status == 0
+    assert "1 file(s): 1 runs unchanged" in out
+    assert "## APIs that block a run\n\nNone.\n" in out

@@ -26,6 +26,7 @@ Example:
 ```sh
 tfestimator-compat check train.py notebooks/
 tfestimator-compat check --format json src/ > report.json
+tfestimator-compat check --format summary src/ > ticket.md
 ```
 """
 
@@ -48,6 +49,7 @@ from tfestimator_compat.command.check_report import FileError
 from tfestimator_compat.command.check_report import Finding
 from tfestimator_compat.command.check_report import Report
 from tfestimator_compat.command.check_report import format_json
+from tfestimator_compat.command.check_report import format_summary
 from tfestimator_compat.command.check_report import format_text
 from tfestimator_compat.shim import api_surface
 
@@ -486,9 +488,10 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
     )
     parser.add_argument(
         "--format",
-        choices=("text", "json"),
+        choices=("text", "json", "summary"),
         default="text",
-        help="text (default): one line per finding, then a summary; json: a stable schema",
+        help="text (default): one line per finding, then a summary; json: a stable schema; "
+        "summary: files by verdict and the APIs in the way, in Markdown for a ticket",
     )
     return parser
 
@@ -496,7 +499,8 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
 def run_check(options: argparse.Namespace) -> int:
     """Checks `options.paths` and prints the report; returns the exit status (0, 1 or 2)."""
     report = check_paths(options.paths)
-    formatted = format_json(report) if options.format == "json" else format_text(report)
+    formatter = {"json": format_json, "summary": format_summary}.get(options.format, format_text)
+    formatted = formatter(report)
     sys.stdout.write(formatted)
     for error in report.errors:
         if error.kind == "unreadable":

@@ -4,7 +4,7 @@
 checked; its summary counts them per status and per API and gives each file a
 verdict, the worst of its own and of what it imports. `format_text` prints one
 line per finding and then the summary, `format_json` the same as a stable
-schema for tools. Guide links are relative to
+schema for tools, `format_summary` Markdown for a ticket. Guide links are relative to
 `GUIDE_ROOT`, the package's folder, where `migration_guide/` ships.
 """
 
@@ -277,3 +277,48 @@ def format_json(report: Report) -> str:
         "summary": report.summary(),
     }
     return json.dumps(document, indent=2) + "\n"
+
+
+def format_summary(report: Report) -> str:
+    """A summary to paste into a ticket, in Markdown: files by verdict, then the APIs in the way.
+
+    Files come worst verdict first, each named with the file that decides it when
+    an import brings that in, and with why when it was not checked. Each API that
+    blocks a run, then each that needs `run --tf1`, comes with its count, the files
+    that use it, and its section of the migration guide.
+    """
+    summary = report.summary()
+    by_verdict = {v: [e for e in summary["by_file"] if e["verdict"] == v] for v in VERDICTS[::-1]}
+    counts = ", ".join(f"{len(entries)} {v}" for v, entries in by_verdict.items() if entries)
+    lines = ["# tfestimator-compat check", "", f"{len(summary['by_file'])} file(s): {counts}"]
+    lines += ["", "## Files by verdict"]
+    for verdict, entries in by_verdict.items():
+        if entries:
+            lines += ["", f"### {verdict} ({len(entries)})", ""]
+            lines += [_summary_file(entry) for entry in entries]
+    for heading, status in (
+        ("## APIs that block a run", api_surface.NOT_SUPPORTED),
+        ("## APIs that need `run --tf1`", _TF1),
+    ):
+        apis = [api for api in summary["by_api"] if api["status"] == status]
+        lines += ["", heading, ""]
+        lines += [_summary_api(api) for api in apis] or ["None."]
+    lines += ["", f"Guide links are relative to {GUIDE_ROOT}"]
+    return "\n".join(lines) + "\n"
+
+
+def _summary_file(entry: dict) -> str:
+    """`- `path``, with the file that decides its verdict, or why it was not checked.
+
+    Paths are in backticks so that Markdown keeps `__init__.py` as written."""
+    if entry["via"]:
+        return f"- `{entry['path']}` (via `{entry['via'][-1]['path']}`)"
+    if entry["verdict"] == NOT_CHECKED:
+        return f"- `{entry['path']}`: {'; '.join(entry['because'])}"
+    return f"- `{entry['path']}`"
+
+
+def _summary_api(api: dict) -> str:
+    uses = f"{api['count']} use" + ("s" if api["count"] != 1 else "")
+    files = ", ".join(f"`{path}`" for path in api["files"])
+    return f"- `{api['name']}` ({uses}): {files}. Guide: {api['guide']}"
