@@ -277,3 +277,62 @@ def test_without_tensorflow_the_import_says_what_to_install():
     assert result.returncode == 1
     assert "pip install 'tfestimator-compat[tensorflow]'" in result.stderr
     assert "ModuleNotFoundError" not in result.stderr
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+# Every command but `run PROGRAM` starts without TensorFlow (issue #34 item 4).
+
+_REFUSE_TENSORFLOW = """
+import sys
+
+
+class RefuseTensorFlow:
+    imported = []
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("tensorflow", "keras"):
+            self.imported.append(name)
+            raise ImportError(f"the command imported {name}")
+
+
+refuse = RefuseTensorFlow()
+sys.meta_path.insert(0, refuse)
+import tfestimator_compat_command
+
+try:
+    status = tfestimator_compat_command.main(sys.argv[1:])
+except SystemExit as exit:
+    status = exit.code
+print("IMPORTED", refuse.imported, file=sys.stderr)
+sys.exit(status)
+"""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["--version"],
+        ["run", "--help"],
+        ["run", "--tf1", "-h"],
+        ["enable", "--site-dir", "{site}"],
+        ["status", "--site-dir", "{site}"],
+        ["disable", "--site-dir", "{site}"],
+        ["check", "--help"],
+    ],
+    ids=lambda argv: " ".join(argv[:2]),
+)
+def test_commands_start_without_tensorflow(argv, tmp_path):
+    argv = [arg.format(site=tmp_path / "site") for arg in argv]
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    )
+    result = _run(["-c", _REFUSE_TENSORFLOW, *argv], cwd=tmp_path, env=env)
+    assert result.returncode == 0, _report(result)
+    assert "IMPORTED []" in result.stderr, _report(result)
+    if argv[0] == "--version":
+        assert result.stdout.startswith("tfestimator-compat ")
+    if argv[0] == "enable":
+        assert auto_enable.status(str(tmp_path / "site")) == "enabled"

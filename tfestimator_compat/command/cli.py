@@ -4,6 +4,9 @@
 - `check PATH... [--format json]`: report what a migration will meet.
 - `enable` / `disable` / `status [--site-dir DIR]`: the start-up hook that
   activates the shim in every Python of this environment that imports TensorFlow.
+
+Only `run` imports TensorFlow, and only once it starts a program: every other
+command (and `run --help`) answers in a fraction of a second.
 """
 
 import argparse
@@ -15,8 +18,27 @@ from typing import Tuple
 from tfestimator_compat.command import check
 from tfestimator_compat.shim import auto_enable
 
+_PACKAGE = "tfestimator_compat"
 _PROG = "tfestimator-compat"
+_DISTRIBUTION = "tfestimator-compat"
 _RUN_OPTIONS_WITH_VALUE = ("--output",)
+
+
+class _VersionAction(argparse.Action):
+    """`--version`, which reads the installed version only when asked (no import of the package)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        import importlib.metadata  # a tenth of a second: only for --version
+
+        try:
+            version = importlib.metadata.version(_DISTRIBUTION)
+        except importlib.metadata.PackageNotFoundError:
+            version = "(not installed: imported from a source tree)"
+        print(f"{_PROG} {version}")
+        parser.exit()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -24,6 +46,7 @@ def _parser() -> argparse.ArgumentParser:
         prog=_PROG,
         description="Run legacy tf.estimator programs on TensorFlow >= 2.16.",
     )
+    parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = commands.add_parser(
         "run",
@@ -91,12 +114,30 @@ def main(argv: Optional[List[str]] = None) -> int:
         argv, program_args = _split_run(argv)
     options = _parser().parse_args(argv)
     if options.command == "run":
-        from tfestimator_compat.command.runner import run_program
-
-        return run_program(options.program, program_args, tf1=options.tf1, output=options.output)
+        return _run(options, program_args)
     if options.command == "check":
         return check.run_check(options)
     return _hook_command(options.command, options.site_dir)
+
+
+def _run(options: argparse.Namespace, program_args: List[str]) -> int:
+    _import_the_shim()
+    from tfestimator_compat.command import runner
+
+    return runner.run_program(options.program, program_args, tf1=options.tf1, output=options.output)
+
+
+def _import_the_shim() -> None:
+    """Completes `import tfestimator_compat`, which imports TensorFlow and installs the shim.
+
+    The console script (`tfestimator_compat_command.py`) registers the package
+    without running its `__init__`, so that no command but `run` waits for
+    TensorFlow; `run` runs it here, before the program starts. Under
+    `python -m tfestimator_compat` the package is already imported whole.
+    """
+    package = sys.modules[_PACKAGE]
+    if not hasattr(package, "install"):
+        package.__spec__.loader.exec_module(package)
 
 
 def _hook_command(command: str, site_dir: Optional[str]) -> int:
