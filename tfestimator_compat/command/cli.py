@@ -1,6 +1,7 @@
 """The `tfestimator-compat` command (also `python -m tfestimator_compat`).
 
-- `run [--tf1] PROGRAM.py|NOTEBOOK.ipynb [ARGS...]`: run a legacy program unchanged.
+- `run [--tf1] PROGRAM.py|NOTEBOOK.ipynb [ARGS...]`: run a legacy program unchanged;
+  `run [--tf1] -m MODULE [ARGS...]` runs a module as `python -m MODULE` does.
 - `check PATH... [--format json]`: report what a migration will meet.
 - `enable` / `disable` / `status [--site-dir DIR]`: the start-up hook that
   activates the shim in every Python of this environment that imports TensorFlow.
@@ -52,10 +53,10 @@ def _parser() -> argparse.ArgumentParser:
         "run",
         help="run a program or notebook with tf.estimator available",
         description=(
-            "Run PROGRAM as `python PROGRAM ARGS...` would, with tf.estimator available. "
-            "A .ipynb notebook runs on a Jupyter kernel with the shim active (the "
-            "`notebook` extra), cell by cell. Options go before PROGRAM; "
-            "everything after it is the program's."
+            "Run PROGRAM as `python PROGRAM ARGS...` would, with tf.estimator available "
+            "(`-m MODULE` as `python -m MODULE ARGS...` would). A .ipynb notebook runs on a "
+            "Jupyter kernel with the shim active (the `notebook` extra), cell by cell. "
+            "Options go before PROGRAM (or -m MODULE); everything after it is the program's."
         ),
     )
     run.add_argument(
@@ -69,7 +70,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="EXECUTED.ipynb",
         help="for a notebook: write it, executed, with its outputs and figures",
     )
-    run.add_argument("program", help="path to the .py program or .ipynb notebook")
+    target = run.add_mutually_exclusive_group(required=True)
+    target.add_argument(
+        "-m",
+        dest="module",
+        metavar="MODULE",
+        help="run a module of a package, as `python -m MODULE` (e.g. `-m trainer.task`)",
+    )
+    target.add_argument("program", nargs="?", help="path to the .py program or .ipynb notebook")
     run.add_argument("args", nargs="*", metavar="ARGS", help="arguments for the program")
     check.add_check_arguments(
         commands.add_parser("check", help="report what legacy code needs to migrate")
@@ -91,12 +99,16 @@ def _parser() -> argparse.ArgumentParser:
 def _split_run(argv: List[str]) -> Tuple[List[str], List[str]]:
     """`run`'s own options up to the program path, and the program's arguments.
 
-    Everything after the program path belongs to the program, even `--help`.
+    Everything after the program path (or `-m MODULE`) belongs to the program, even `--help`.
     """
     index = 1
     while index < len(argv):
         if argv[index] == "--":
             return [*argv[:index], *argv[index + 1 : index + 2]], argv[index + 2 :]
+        if argv[index] == "-m":
+            return argv[: index + 2], argv[index + 2 :]
+        if argv[index].startswith("-m"):  # `-mtrainer.task`, as Python takes it
+            return argv[: index + 1], argv[index + 1 :]
         if argv[index] in _RUN_OPTIONS_WITH_VALUE:
             index += 2
             continue
@@ -124,7 +136,14 @@ def _run(options: argparse.Namespace, program_args: List[str]) -> int:
     _import_the_shim()
     from tfestimator_compat.command import runner
 
-    return runner.run_program(options.program, program_args, tf1=options.tf1, output=options.output)
+    if options.module is None:
+        return runner.run_program(
+            options.program, program_args, tf1=options.tf1, output=options.output
+        )
+    if options.output:
+        print(f"{_PROG}: --output is for notebooks (.ipynb) only", file=sys.stderr)
+        return 2
+    return runner.run_module(options.module, program_args, tf1=options.tf1)
 
 
 def _import_the_shim() -> None:
