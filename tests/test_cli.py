@@ -277,3 +277,176 @@ def test_without_tensorflow_the_import_says_what_to_install():
     assert result.returncode == 1
     assert "pip install 'tfestimator-compat[tensorflow]'" in result.stderr
     assert "ModuleNotFoundError" not in result.stderr
+
+
+# `run -m MODULE`, as `python -m MODULE` runs cloud trainer packages (issue #34 item 4).
+
+REPO = Path(__file__).resolve().parents[1]
+TRAINER_TASK = """import os
+import sys
+
+from . import model
+
+print("name", __name__, __package__)
+print("argv", sys.argv)
+print("path0", sys.path[0])
+print("main", sys.modules["__main__"].__file__ == __file__)
+print(model.LABEL)
+if os.environ.get("WITH_ESTIMATOR"):
+    import tensorflow as tf
+
+    print("mode", tf.estimator.ModeKeys.TRAIN)
+if "--fail" in sys.argv:
+    model.fail()
+sys.exit(int(sys.argv[1]))
+"""
+TRAINER_MODEL = """LABEL = "relative import"
+
+
+def fail():
+    raise ValueError("bad flag")
+"""
+
+
+def _command(args, cwd, env=None):
+    """`tfestimator-compat ARGS...` through the console script's own module."""
+    paths = [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = dict(env or os.environ, PYTHONPATH=os.pathsep.join(paths))
+    return _run(["-m", "tfestimator_compat_command", *args], cwd=cwd, env=env)
+
+
+@pytest.fixture
+def trainer_package(tmp_path, monkeypatch):
+    """A `trainer` package as gcloud's `local train` runs it, in the current directory."""
+    package = tmp_path / "trainer"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "model.py").write_text(TRAINER_MODEL)
+    (package / "task.py").write_text(TRAINER_TASK)
+    monkeypatch.chdir(tmp_path)
+    yield package
+    for name in [name for name in sys.modules if name.partition(".")[0] == "trainer"]:
+        del sys.modules[name]
+
+
+def test_run_m_runs_a_module_as_python_m_does(trainer_package):
+    expected = _run(["-m", "trainer.task", "3", "--help"], cwd=trainer_package.parent)
+    assert expected.returncode == 3, _report(expected)
+    env = dict(os.environ, WITH_ESTIMATOR="1")
+    result = _command(["run", "-m", "trainer.task", "3", "--help"], trainer_package.parent, env)
+    assert result.returncode == 3, _report(result)
+    assert result.stdout == expected.stdout + "mode train\n", "and tf.estimator is there"
+    assert f"argv ['{trainer_package / 'task.py'}', '3', '--help']" in result.stdout
+    assert f"path0 {trainer_package.parent}\n" in result.stdout
+
+
+def test_run_m_with_tf1(trainer_package):
+    (trainer_package / "tf1_task.py").write_text(
+        "import tensorflow as tf\n"
+        "from .model import LABEL\n"
+        "x = tf.placeholder(tf.float32, [None])\n"
+        "with tf.Session() as session:\n"
+        "    print(LABEL, session.run(x * 2, {x: [1.5]}), tf.estimator.ModeKeys.EVAL)\n"
+    )
+    result = _command(["run", "--tf1", "-m", "trainer.tf1_task"], trainer_package.parent)
+    assert result.returncode == 0, _report(result)
+    assert result.stdout.strip() == "relative import [3.] eval"
+
+
+def test_run_m_options_end_at_the_module():
+    assert cli._split_run(["run", "--tf1", "-m", "trainer.task", "--tf1", "-h"]) == (
+        ["run", "--tf1", "-m", "trainer.task"],
+        ["--tf1", "-h"],
+    )
+    assert cli._split_run(["run", "-mtrainer.task", "-m", "x"]) == (
+        ["run", "-mtrainer.task"],
+        ["-m", "x"],
+    )
+
+
+def test_run_m_errors_as_python_m(trainer_package, capsys):
+    (trainer_package.parent / "broken").mkdir()
+    (trainer_package.parent / "broken" / "__init__.py").write_text("import not_installed_dep\n")
+    (trainer_package.parent / "broken" / "task.py").write_text("")
+
+    for module, message in [
+        ("trainer.nope", "No module named trainer.nope"),
+        ("trainer", "No module named trainer.__main__; 'trainer' is a package"),
+    ]:
+        assert cli.main(["run", "-m", module]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"tfestimator-compat: {message}"), err
+        assert "Traceback" not in err
+
+    assert cli.main(["run", "-m", "trainer.task", "0", "--fail"]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    frames = [line.split('"')[1] for line in lines if line.lstrip().startswith('File "')]
+    assert frames == [str(trainer_package / "task.py"), str(trainer_package / "model.py")]
+    assert lines[-1] == "ValueError: bad flag"
+
+    assert cli.main(["run", "-m", "broken.task"]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    frames = [line.split('"')[1] for line in lines if line.lstrip().startswith('File "')]
+    assert frames == [str(trainer_package.parent / "broken" / "__init__.py")]
+    assert lines[-1] == "ModuleNotFoundError: No module named 'not_installed_dep'"
+
+    with pytest.raises(SystemExit) as exit:
+        cli.main(["run", "-m", "trainer.task", "5"])
+    assert exit.value.code == 5
+    assert sys.argv[0] != "-m" and sys.path[0] != str(trainer_package.parent), "restored"
+
+
+# Every command but `run PROGRAM` starts without TensorFlow (issue #34 item 4).
+
+_REFUSE_TENSORFLOW = """
+import sys
+
+
+class RefuseTensorFlow:
+    imported = []
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("tensorflow", "keras"):
+            self.imported.append(name)
+            raise ImportError(f"the command imported {name}")
+
+
+refuse = RefuseTensorFlow()
+sys.meta_path.insert(0, refuse)
+import tfestimator_compat_command
+
+try:
+    status = tfestimator_compat_command.main(sys.argv[1:])
+except SystemExit as exit:
+    status = exit.code
+print("IMPORTED", refuse.imported, file=sys.stderr)
+sys.exit(status)
+"""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["--version"],
+        ["run", "--help"],
+        ["run", "--tf1", "-h"],
+        ["enable", "--site-dir", "{site}"],
+        ["status", "--site-dir", "{site}"],
+        ["disable", "--site-dir", "{site}"],
+        ["check", "--help"],
+    ],
+    ids=lambda argv: " ".join(argv[:2]),
+)
+def test_commands_start_without_tensorflow(argv, tmp_path):
+    argv = [arg.format(site=tmp_path / "site") for arg in argv]
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    )
+    result = _run(["-c", _REFUSE_TENSORFLOW, *argv], cwd=tmp_path, env=env)
+    assert result.returncode == 0, _report(result)
+    assert "IMPORTED []" in result.stderr, _report(result)
+    if argv[0] == "--version":
+        assert result.stdout.startswith("tfestimator-compat ")
+    if argv[0] == "enable":
+        assert auto_enable.status(str(tmp_path / "site")) == "enabled"

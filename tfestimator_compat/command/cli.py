@@ -1,9 +1,13 @@
 """The `tfestimator-compat` command (also `python -m tfestimator_compat`).
 
-- `run [--tf1] PROGRAM.py|NOTEBOOK.ipynb [ARGS...]`: run a legacy program unchanged.
+- `run [--tf1] PROGRAM.py|NOTEBOOK.ipynb [ARGS...]`: run a legacy program unchanged;
+  `run [--tf1] -m MODULE [ARGS...]` runs a module as `python -m MODULE` does.
 - `check PATH... [--format json]`: report what a migration will meet.
 - `enable` / `disable` / `status [--site-dir DIR]`: the start-up hook that
   activates the shim in every Python of this environment that imports TensorFlow.
+
+Only `run` imports TensorFlow, and only once it starts a program: every other
+command (and `run --help`) answers in a fraction of a second.
 """
 
 import argparse
@@ -15,8 +19,27 @@ from typing import Tuple
 from tfestimator_compat.command import check
 from tfestimator_compat.shim import auto_enable
 
+_PACKAGE = "tfestimator_compat"
 _PROG = "tfestimator-compat"
+_DISTRIBUTION = "tfestimator-compat"
 _RUN_OPTIONS_WITH_VALUE = ("--output",)
+
+
+class _VersionAction(argparse.Action):
+    """`--version`, which reads the installed version only when asked (no import of the package)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        import importlib.metadata  # a tenth of a second: only for --version
+
+        try:
+            version = importlib.metadata.version(_DISTRIBUTION)
+        except importlib.metadata.PackageNotFoundError:
+            version = "(not installed: imported from a source tree)"
+        print(f"{_PROG} {version}")
+        parser.exit()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -24,15 +47,16 @@ def _parser() -> argparse.ArgumentParser:
         prog=_PROG,
         description="Run legacy tf.estimator programs on TensorFlow >= 2.16.",
     )
+    parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = commands.add_parser(
         "run",
         help="run a program or notebook with tf.estimator available",
         description=(
-            "Run PROGRAM as `python PROGRAM ARGS...` would, with tf.estimator available. "
-            "A .ipynb notebook runs on a Jupyter kernel with the shim active (the "
-            "`notebook` extra), cell by cell. Options go before PROGRAM; "
-            "everything after it is the program's."
+            "Run PROGRAM as `python PROGRAM ARGS...` would, with tf.estimator available "
+            "(`-m MODULE` as `python -m MODULE ARGS...` would). A .ipynb notebook runs on a "
+            "Jupyter kernel with the shim active (the `notebook` extra), cell by cell. "
+            "Options go before PROGRAM (or -m MODULE); everything after it is the program's."
         ),
     )
     run.add_argument(
@@ -46,7 +70,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="EXECUTED.ipynb",
         help="for a notebook: write it, executed, with its outputs and figures",
     )
-    run.add_argument("program", help="path to the .py program or .ipynb notebook")
+    target = run.add_mutually_exclusive_group(required=True)
+    target.add_argument(
+        "-m",
+        dest="module",
+        metavar="MODULE",
+        help="run a module of a package, as `python -m MODULE` (e.g. `-m trainer.task`)",
+    )
+    target.add_argument("program", nargs="?", help="path to the .py program or .ipynb notebook")
     run.add_argument("args", nargs="*", metavar="ARGS", help="arguments for the program")
     check.add_check_arguments(
         commands.add_parser("check", help="report what legacy code needs to migrate")
@@ -68,12 +99,16 @@ def _parser() -> argparse.ArgumentParser:
 def _split_run(argv: List[str]) -> Tuple[List[str], List[str]]:
     """`run`'s own options up to the program path, and the program's arguments.
 
-    Everything after the program path belongs to the program, even `--help`.
+    Everything after the program path (or `-m MODULE`) belongs to the program, even `--help`.
     """
     index = 1
     while index < len(argv):
         if argv[index] == "--":
             return [*argv[:index], *argv[index + 1 : index + 2]], argv[index + 2 :]
+        if argv[index] == "-m":
+            return argv[: index + 2], argv[index + 2 :]
+        if argv[index].startswith("-m"):  # `-mtrainer.task`, as Python takes it
+            return argv[: index + 1], argv[index + 1 :]
         if argv[index] in _RUN_OPTIONS_WITH_VALUE:
             index += 2
             continue
@@ -91,12 +126,37 @@ def main(argv: Optional[List[str]] = None) -> int:
         argv, program_args = _split_run(argv)
     options = _parser().parse_args(argv)
     if options.command == "run":
-        from tfestimator_compat.command.runner import run_program
-
-        return run_program(options.program, program_args, tf1=options.tf1, output=options.output)
+        return _run(options, program_args)
     if options.command == "check":
         return check.run_check(options)
     return _hook_command(options.command, options.site_dir)
+
+
+def _run(options: argparse.Namespace, program_args: List[str]) -> int:
+    _import_the_shim()
+    from tfestimator_compat.command import runner
+
+    if options.module is None:
+        return runner.run_program(
+            options.program, program_args, tf1=options.tf1, output=options.output
+        )
+    if options.output:
+        print(f"{_PROG}: --output is for notebooks (.ipynb) only", file=sys.stderr)
+        return 2
+    return runner.run_module(options.module, program_args, tf1=options.tf1)
+
+
+def _import_the_shim() -> None:
+    """Completes `import tfestimator_compat`, which imports TensorFlow and installs the shim.
+
+    The console script (`tfestimator_compat_command.py`) registers the package
+    without running its `__init__`, so that no command but `run` waits for
+    TensorFlow; `run` runs it here, before the program starts. Under
+    `python -m tfestimator_compat` the package is already imported whole.
+    """
+    package = sys.modules[_PACKAGE]
+    if not hasattr(package, "install"):
+        package.__spec__.loader.exec_module(package)
 
 
 def _hook_command(command: str, site_dir: Optional[str]) -> int:

@@ -7,6 +7,8 @@ exception prints the program's traceback (not the runner's frames) and ends it
 with status 1. A `.ipynb` path runs the notebook's code cells instead
 (`notebook.py`), in the notebook's directory as a Jupyter kernel would;
 `tf1=True` runs the program as TensorFlow 1.x code (`tf1_mode.py`).
+`run_module` does the same for `python -m MODULE ARGS...`, how cloud trainer
+packages run (`python -m trainer.task --flags`).
 """
 
 import builtins
@@ -57,26 +59,58 @@ def run_program(path: str, args: List[str], tf1: bool = False, output=None) -> i
         )
     tfestimator_compat.install()
     mode = tf1_mode.tf1_imports() if tf1 else contextlib.nullcontext()
-    notebook_path = os.path.abspath(path)
-    with _as_main(path, args, chdir=is_notebook), mode:
+    program = os.path.abspath(path)
+    directory = program if os.path.isdir(program) else os.path.dirname(program)
+    with _as_main([path, *args], directory, chdir=is_notebook), mode:
         if is_notebook:
-            return notebook.run_notebook(notebook_path)
+            return notebook.run_notebook(program)
         return _run_python(path)
 
 
-@contextlib.contextmanager
-def _as_main(path, args, chdir):
-    """`sys.argv` and `sys.path[0]` as Python sets them for a script; restored after.
+def run_module(name: str, args: List[str], tf1: bool = False) -> int:
+    """Runs module `name` as `python -m NAME ARGS...` would; returns its exit status.
 
-    A notebook also runs in its own directory, as a Jupyter kernel starts there.
+    The module runs as `__main__` inside its package (relative imports work),
+    with `sys.argv == [its file, *args]` and the current directory first on
+    `sys.path`; a package runs its `__main__` submodule. A module that cannot
+    be found ends the run with status 1 and Python's message, without a
+    traceback; an exception from the module or its packages' `__init__`
+    prints their frames, as `run PROGRAM.py` does.
+
+    Args:
+        name: the module's absolute dotted name, e.g. `trainer.task`.
+        args: the module's command-line arguments.
+        tf1: run TensorFlow 1.x code (see `run_program`).
     """
-    program = os.path.abspath(path)
-    directory = program if os.path.isdir(program) else os.path.dirname(program)
+    tfestimator_compat.install()
+    mode = tf1_mode.tf1_imports() if tf1 else contextlib.nullcontext()
+    # Python sets argv[0] to "-m" while it finds the module, then to the module's file.
+    with _as_main(["-m", *args], os.getcwd(), chdir=False), mode:
+        try:
+            runpy.run_module(name, run_name="__main__", alter_sys=True)
+        except SystemExit:
+            raise
+        except ImportError as error:
+            if not _raised_by_runpy(error):
+                return _report_uncaught(error)
+            print(f"tfestimator-compat: {error}", file=sys.stderr)
+            return 1
+        except BaseException as error:
+            return _report_uncaught(error)
+    return 0
+
+
+@contextlib.contextmanager
+def _as_main(argv, path0, chdir):
+    """`sys.argv` and `sys.path[0]` as Python sets them for a program; restored after.
+
+    A notebook also runs in `path0`, its own directory, as a Jupyter kernel starts there.
+    """
     saved_argv, saved_path, saved_cwd = sys.argv, list(sys.path), os.getcwd()
-    sys.argv = [path, *args]
-    sys.path[0:1] = [directory]
+    sys.argv = argv
+    sys.path[0:1] = [path0]
     if chdir:
-        os.chdir(directory)
+        os.chdir(path0)
     try:
         yield
     finally:
@@ -117,3 +151,36 @@ def _exec_as_main(program):
         exec(code, main.__dict__)
     finally:
         sys.modules["__main__"] = saved
+
+
+def _raised_by_runpy(error):
+    """True for runpy's own "No module named ..." (a missing module, or a package
+    without `__main__`), which Python prints without a traceback."""
+    traceback = error.__traceback__
+    while traceback.tb_next is not None:
+        traceback = traceback.tb_next
+    return _is_runpy(traceback.tb_frame.f_code)
+
+
+def _is_runpy(code):
+    return code.co_filename == runpy.run_module.__code__.co_filename
+
+
+def _report_uncaught(error):
+    """Prints `error` from the first frame of the program's own code (a module, or
+    its package's `__init__`), past the frames of this runner, runpy and importlib."""
+    traceback = error.__traceback__
+    while traceback is not None and _is_machinery(traceback.tb_frame.f_code):
+        traceback = traceback.tb_next
+    filename = traceback.tb_frame.f_code.co_filename if traceback else ""
+    print_traceback(error, filename)
+    return 130 if isinstance(error, KeyboardInterrupt) else 1
+
+
+def _is_machinery(code):
+    return (
+        code.co_filename == __file__
+        or _is_runpy(code)
+        or code.co_filename.startswith("<frozen ")
+        or code.co_filename.startswith(os.path.dirname(importlib.machinery.__file__) + os.sep)
+    )
