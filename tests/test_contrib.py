@@ -5,8 +5,11 @@ code ran them; whole TF1-spelled programs run in a subprocess, since
 `run --tf1` turns TF2 behaviour off for good.
 """
 
+import functools
 import json
 import math
+import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -15,6 +18,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 from helpers import check_json
+from helpers import fixture_expected
 
 import tfestimator_compat as est
 from tfestimator_compat import experimental
@@ -26,6 +30,7 @@ from tfestimator_compat.legacy.contrib import layers
 from tfestimator_compat.legacy.contrib import learn
 from tfestimator_compat.legacy.contrib import lookup
 from tfestimator_compat.legacy.contrib import predictor
+from tfestimator_compat.legacy.contrib import training
 from tfestimator_compat.shim import api_surface
 
 v1 = tf.compat.v1
@@ -247,6 +252,172 @@ def test_regularizers_compute_contrib_penalties_and_reach_the_collection():
         layers.l1_regularizer(-0.1)
 
 
+def test_flatten_keeps_the_batch_axis_in_a_flatten_scope():
+    def build():
+        x = tf.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+        unknown_batch = v1.placeholder(tf.float32, [None, 2, 3])
+        collected = layers.flatten(x, outputs_collections="outputs", scope="flat")
+        return {
+            "flat": layers.flatten(x),
+            "vector": layers.flatten(tf.constant([1.0, 2.0])),
+            "static": layers.flatten(unknown_batch).shape.as_list(),
+            "name": collected.op.name,
+            "collected": [t is collected for t in v1.get_collection("outputs")],
+        }
+
+    result = graph_run(build)
+    np.testing.assert_array_equal(result["flat"], np.arange(24).reshape(2, 12))
+    np.testing.assert_array_equal(result["vector"], [[1.0], [2.0]])
+    assert result["static"] == [None, 6]
+    assert result["name"].startswith("flat/")
+    assert result["collected"] == [True]
+
+
+class _UnnamedLayer:
+    """A layer without a `__name__`: `stack` names its scopes `stack_1`, ..."""
+
+    def __call__(self, inputs, units, scope):
+        return layers.fully_connected(inputs, units, scope=scope)
+
+
+def test_stack_names_each_layer_scope_after_the_layer_or_the_scope():
+    def build():
+        x = tf.ones([2, 3])
+        init = v1.constant_initializer(0.5)
+        named = layers.stack(
+            x, layers.fully_connected, [4, (2,)], scope="fc", weights_initializer=init
+        )
+        layers.stack(x, layers.fully_connected, [5])
+        layers.stack(x, functools.partial(layers.fully_connected, activation_fn=None), [2])
+        layers.stack(x, _UnnamedLayer(), [2])
+        return {"out": named, "names": [v.op.name for v in v1.global_variables()]}
+
+    result = graph_run(build)
+    # relu(1 * 0.5 * 3) = 1.5 per unit, then relu(1.5 * 0.5 * 4) = 3.
+    np.testing.assert_allclose(result["out"], np.full([2, 2], 3.0))
+    weights = [name for name in result["names"] if name.endswith("weights")]
+    assert weights == [
+        "fc/fc_1/weights",
+        "fc/fc_2/weights",
+        "Stack/fully_connected_1/weights",
+        "Stack_1/fully_connected_1/weights",
+        "Stack_2/stack_1/weights",
+    ]
+    with pytest.raises(ValueError, match="stack_args need to be a list or tuple"):
+        layers.stack(tf.ones([1, 1]), layers.fully_connected, 3)
+
+
+def _quadratic(build_train_op):
+    """Trains `sum((w - [1, 2]) ** 2)` from w = 0 for two steps.
+
+    Returns w, the step, the losses, the other variables' values and the summaries' names.
+    """
+
+    def build():
+        weights = v1.get_variable("w", initializer=tf.zeros([2]))
+        step = v1.train.get_or_create_global_step()
+        loss = tf.reduce_sum(tf.square(weights - [1.0, 2.0]))
+        train = build_train_op(loss, step)
+        return {"train": train, "w": weights, "step": step}
+
+    with tf.Graph().as_default() as graph:
+        built = build()
+        with v1.Session(graph=graph) as session:
+            session.run(v1.global_variables_initializer())
+            losses = [session.run(built["train"]) for _ in range(2)]
+            values = {v.op.name: session.run(v) for v in v1.global_variables()}
+            summaries = [s.op.name for s in v1.get_collection(v1.GraphKeys.SUMMARIES)]
+            return values.pop("w"), values.pop("global_step"), losses, values, summaries
+
+
+@pytest.mark.parametrize(
+    "optimizer",
+    [
+        "SGD",
+        v1.train.GradientDescentOptimizer,
+        v1.train.GradientDescentOptimizer(0.1),
+        lambda rate: v1.train.GradientDescentOptimizer(rate),
+    ],
+    ids=["name", "class", "instance", "callable"],
+)
+def test_optimize_loss_takes_each_kind_of_optimizer_and_advances_the_step(optimizer):
+    w, step, losses, names, summaries = _quadratic(
+        lambda loss, step: layers.optimize_loss(loss, step, 0.1, optimizer)
+    )
+    # SGD at 0.1 on (w - t)^2: w <- w + 0.2 (t - w), twice from 0.
+    np.testing.assert_allclose(w, [0.36, 0.72], rtol=1e-6)
+    assert step == 2
+    assert losses == pytest.approx([5.0, 3.2])  # the loss before each update
+    assert list(names) == ["OptimizeLoss/learning_rate"]
+    assert summaries == ["OptimizeLoss/global_norm/gradient_norm", "OptimizeLoss/loss"]
+
+
+def test_optimize_loss_clips_decays_multiplies_and_summarizes():
+    def train(loss, step):
+        return layers.optimize_loss(
+            loss,
+            None,
+            0.1,
+            "SGD",
+            clip_gradients=1.0,
+            learning_rate_decay_fn=lambda rate, step: rate * 0.5,
+            gradient_multipliers={"w:0": 2.0},
+            summaries=["learning_rate", "gradient_norm"],
+            name="opt",
+        )
+
+    w, step, _, names, summaries = _quadratic(train)
+    # Gradient (-2, -4) doubled, clipped to norm 1: (-1, -2) / sqrt(5); rate 0.05.
+    first = 0.05 * np.array([1.0, 2.0]) / np.sqrt(5.0)
+    gradient = -2.0 * 2.0 * (np.array([1.0, 2.0]) - first)
+    second = first - 0.05 * gradient / max(1.0, np.linalg.norm(gradient))
+    np.testing.assert_allclose(w, second, rtol=1e-5)
+    assert step == 2
+    assert "opt/learning_rate" in names
+    assert summaries == [
+        "opt/learning_rate_1",  # the variable has the name
+        "opt/global_norm/gradient_norm",
+        "opt/gradient_norm/w_0",
+        "opt/global_norm/clipped_gradient_norm",
+    ]
+
+
+def test_optimize_loss_without_increment_runs_update_ops_and_refuses_mistakes():
+    def train(loss, step):
+        counter = v1.get_variable("counter", initializer=0.0, trainable=False)
+        v1.add_to_collection(v1.GraphKeys.UPDATE_OPS, counter.assign_add(1.0))
+        return layers.optimize_loss(
+            loss,
+            step,
+            tf.constant(0.1),
+            "Adam",
+            increment_global_step=False,
+            gradient_noise_scale=0.0,
+        )
+
+    w, step, _, names, _ = _quadratic(train)
+    assert step == 0
+    assert "OptimizeLoss/learning_rate" not in names
+    assert "OptimizeLoss/w/Adam" in names and "OptimizeLoss/beta1_power" in names
+    assert names["counter"] == 2.0  # UPDATE_OPS ran before each step's loss
+    np.testing.assert_allclose(w, [0.2, 0.2], atol=1e-3)  # Adam's first steps move by the rate
+    with tf.Graph().as_default():
+        loss = tf.reduce_sum(tf.square(v1.get_variable("w", initializer=tf.ones([2]))))
+        step = v1.train.get_or_create_global_step()
+        with pytest.raises(ValueError, match="Optimizer name should be one of"):
+            layers.optimize_loss(loss, step, 0.1, "Nadam")
+        with pytest.raises(ValueError, match="Learning rate should be 0d Tensor or float"):
+            layers.optimize_loss(loss, step, 1, "SGD")
+        with pytest.raises(ValueError, match="Summaries should be one of"):
+            layers.optimize_loss(loss, step, 0.1, "SGD", summaries=["weights"])
+        with pytest.raises(ValueError, match="Learning rate is None"):
+            layers.optimize_loss(loss, step, None, "SGD")
+        with pytest.raises(ValueError, match="Expected scalar shape"):
+            layers.optimize_loss(tf.ones([2]), step, 0.1, "SGD")
+        with pytest.raises(ValueError, match="Unknown type"):
+            layers.optimize_loss(loss, step, 0.1, "SGD", clip_gradients=1)
+
+
 # --- tf.contrib.lookup -----------------------------------------------------------------------
 
 
@@ -410,6 +581,155 @@ def test_tpu_cluster_resolver_fails_naming_the_tpu_and_what_to_do():
     assert resolver.master() == ""
 
 
+def test_local_tpu_cluster_resolver_is_a_resolver_of_no_cluster(monkeypatch):
+    """`""` and `"local"` named no Cloud TPU in TF 1.x; TF 2.15's `"local"` resolver gave
+    master `""`, an empty ClusterSpec, job `worker`, task 0 and no TPU cores (measured on
+    /work/ref215); None read $TPU_NAME and, without it, raised as here."""
+    for name in ("local", "", ["local"]):
+        resolver = cluster_resolver.TPUClusterResolver(name, zone="z", project="p")
+        assert isinstance(resolver, tf.distribute.cluster_resolver.ClusterResolver)
+        assert resolver.master() == resolver.get_master() == ""
+        assert resolver.cluster_spec().as_dict() == {}
+        assert (resolver.task_type, resolver.task_id) == ("worker", 0)
+        assert resolver.num_accelerators() == {"TPU": 0}
+    config = tpu.RunConfig(cluster=resolver, model_dir="m")
+    assert config.master == ""
+    monkeypatch.delenv("TPU_NAME", raising=False)
+    monkeypatch.delenv("KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS", raising=False)
+    with pytest.raises(ValueError, match="Please provide a TPU Name to connect to"):
+        cluster_resolver.TPUClusterResolver()
+    monkeypatch.setenv("TPU_NAME", "env-tpu")
+    with pytest.raises(ValueError, match="asked for TPU 'env-tpu'"):
+        cluster_resolver.TPUClusterResolver()
+    with pytest.raises(ValueError, match="asked for TPU 'grpc://10.0.0.1:8470'"):
+        cluster_resolver.TPUClusterResolver("grpc://10.0.0.1:8470")
+
+
+# --- tf.contrib.training ---------------------------------------------------------------------
+
+
+def test_hparams_hold_typed_values_read_as_attributes():
+    hparams = training.HParams(learning_rate=0.1, hidden=[64, 32], model="dnn", dropout=False)
+    assert hparams.learning_rate == 0.1 and hparams.hidden == [64, 32]
+    assert hparams.values() == {
+        "learning_rate": 0.1,
+        "hidden": [64, 32],
+        "model": "dnn",
+        "dropout": False,
+    }
+    assert "model" in hparams and "nope" not in hparams
+    assert hparams.get("model") == "dnn" and hparams.get("nope", 7) == 7
+    hparams.add_hparam("steps", 10)
+    hparams.set_hparam("learning_rate", 1)  # an int is a float, as in TF 1.x
+    assert hparams.learning_rate == 1.0 and isinstance(hparams.learning_rate, float)
+    assert hparams.override_from_dict({"hidden": [8]}) is hparams and hparams.hidden == [8]
+    hparams.del_hparam("steps")
+    hparams.del_hparam("never-there")
+    assert "steps" not in hparams and not hasattr(hparams, "steps")
+    assert str(hparams) == "learning_rate=1.0,hidden=[8],model=dnn,dropout=False"
+    assert repr(hparams).startswith("HParams([('dropout', False), ('hidden', [8])")
+    assert json.loads(hparams.to_json()) == hparams.values()
+    assert hparams.parse_json('{"model": "cnn"}').model == "cnn"
+
+
+def test_hparams_parse_overrides_from_a_string_with_type_checks():
+    hparams = training.HParams(rate=0.1, layers=[1, 2], name="a", flag=False, steps=3)
+    hparams.parse("rate=0.5, layers=[3,4,5],name=b,flag=true,steps=7")
+    assert hparams.values() == {
+        "rate": 0.5,
+        "layers": [3, 4, 5],
+        "name": "b",
+        "flag": True,
+        "steps": 7,
+    }
+    hparams.parse("flag=0")
+    assert hparams.flag is False
+    mistakes = {
+        "steps=0.5": "Could not parse hparam 'steps' of type 'int' with value '0.5'",
+        "layers=[1,x]": "Could not parse hparam 'layers' of type 'int' with value '1,x'",
+        "nope=1": "Unknown hyperparameter type for nope",
+        "steps=1,steps=2": "Multiple assignments to variable 'steps'",
+        "name=[a,b]": "Must not pass a list for single-valued parameter: name",
+        "steps=[1]": "Must not pass a list for single-valued parameter: steps",
+        "layers=4": "Must pass a list for multi-valued parameter: layers",
+        "steps": "Malformed hyperparameter value: steps",
+    }
+    for text, message in mistakes.items():
+        with pytest.raises(ValueError, match=re.escape(message)):
+            hparams.parse(text)
+    for name, value in (("steps", 0.5), ("name", 3), ("flag", 1), ("rate", "x")):
+        with pytest.raises(ValueError, match=f"Could not cast hparam '{name}'"):
+            hparams.set_hparam(name, value)
+    with pytest.raises(KeyError):
+        hparams.set_hparam("nope", 1)
+    with pytest.raises(ValueError, match="Hyperparameter name is reserved: values"):
+        hparams.add_hparam("values", 1)
+    with pytest.raises(ValueError, match="cannot be empty: empty"):
+        training.HParams(empty=[])
+    with pytest.raises(ValueError, match="Hparam 'steps' of type .* is incompatible with"):
+        hparams.get("steps", "a")
+
+
+# --- tf.contrib.estimator.forward_features ---------------------------------------------------
+
+
+def _forwarding_model_fn(features, labels, mode):
+    weights = v1.get_variable("w", initializer=tf.ones([1, 1]))
+    score = tf.matmul(features["x"], weights)
+    predictions = {"score": score}
+    if mode == est.ModeKeys.PREDICT:
+        outputs = {"serving_default": est.export.PredictOutput(predictions)}
+        return est.EstimatorSpec(mode, predictions=predictions, export_outputs=outputs)
+    loss = tf.reduce_mean(tf.square(score - labels))
+    step = v1.train.get_global_step()
+    return est.EstimatorSpec(mode, loss=loss, train_op=step.assign_add(1), predictions=predictions)
+
+
+def test_forward_features_adds_features_to_predictions_and_serving(model_dir, tmp_path):
+    features = {"x": np.array([[1.0], [2.0]], np.float32), "id": np.array([7, 9])}
+
+    def input_fn():
+        labels = np.array([[1.0], [2.0]], np.float32)
+        return tf.data.Dataset.from_tensor_slices((features, labels)).batch(2)
+
+    def predict_input_fn():
+        return tf.data.Dataset.from_tensor_slices(features).batch(2)
+
+    estimator = est.Estimator(_forwarding_model_fn, model_dir=model_dir)
+    estimator.train(input_fn, steps=1)
+    forwarded = contrib.namespace("estimator").forward_features(estimator, "id")
+    assert forwarded.model_dir == estimator.model_dir
+    predictions = list(forwarded.predict(predict_input_fn))
+    assert [(p["id"], float(p["score"][0])) for p in predictions] == [(7, 1.0), (9, 2.0)]
+    everything = contrib.namespace("estimator").forward_features(estimator)
+    assert sorted(next(everything.predict(predict_input_fn))) == ["id", "score", "x"]
+
+    def serving_input_fn():
+        x = v1.placeholder(tf.float32, [None, 1], name="x")
+        ids = v1.placeholder(tf.int64, [None], name="id")
+        return est.export.ServingInputReceiver({"x": x, "id": ids}, {"x": x, "id": ids})
+
+    export_dir = forwarded.export_saved_model(str(tmp_path / "export"), serving_input_fn)
+    serve = tf.saved_model.load(export_dir).signatures["serving_default"]
+    served = serve(x=tf.constant([[3.0]]), id=tf.constant([5], tf.int64))
+    assert sorted(served) == ["id", "score"] and served["id"].numpy().tolist() == [5]
+
+    with pytest.raises(TypeError, match="keys should be either a string or a list"):
+        contrib.namespace("estimator").forward_features(estimator, 3)
+    missing = contrib.namespace("estimator").forward_features(estimator, ["nope"])
+    with pytest.raises(ValueError, match='Key "nope" is not in features'):
+        list(missing.predict(predict_input_fn))
+    clash = contrib.namespace("estimator").forward_features(estimator, "score")
+    with pytest.raises(ValueError, match=r"Cannot forward feature key \(score\)"):
+        list(
+            clash.predict(
+                lambda: tf.data.Dataset.from_tensor_slices(
+                    {"x": features["x"], "score": features["x"]}
+                ).batch(2)
+            )
+        )
+
+
 def test_names_not_provided_raise_with_their_replacement():
     with pytest.raises(AttributeError, match=r"tf\.contrib\.slim was removed.*keras\.layers"):
         _ = contrib.namespace().slim
@@ -447,7 +767,7 @@ def test_check_reports_provided_contrib_names_as_supported_with_run_tf1(capsys, 
         (5, "tf.contrib.layers.conv2d", "not-supported"),
         (6, "tf.contrib.tpu.InputPipelineConfig.PER_HOST_V2", "supported-with-run --tf1"),
         (7, "tf.contrib.slim.conv2d", "not-supported"),
-        (8, "tf.contrib.training.HParams", "not-supported"),
+        (8, "tf.contrib.training.HParams", "supported-with-run --tf1"),
         (9, "tf.contrib.lookup.index_table_from_file", "supported-with-run --tf1"),
     ]
     assert findings[2]["replacement"] == (
@@ -637,3 +957,82 @@ def test_tpu_estimator_program_with_contrib_pieces_trains_and_serves(tmp_path):
     assert predicted[0, 0] > 0.9 and predicted[2, 1] > 0.9
     np.testing.assert_allclose(result["served"], predicted, rtol=1e-5)
     assert result["graph_mode"] is True
+
+
+ESTIMATOR_PROGRAM = """
+    import json
+    import sys
+    import tensorflow as tf
+
+    sys.path.insert(0, sys.argv[2])
+    import make_fixture as fixture
+
+    model_dir = sys.argv[1]
+    hparams = tf.contrib.training.HParams(
+        learning_rate=0.5, hidden=[8], optimizer="SGD", clip=1.0)
+    hparams.parse("learning_rate=%r,hidden=%s,optimizer=Adam" % (
+        fixture.LEARNING_RATE, str(fixture.HIDDEN).replace(" ", "")))
+    # --use_tpu=False programs still made a resolver, named "" or "local".
+    resolver = tf.contrib.cluster_resolver.TPUClusterResolver("local")
+
+
+    def input_fn():
+        data = tf.data.Dataset.from_tensor_slices(
+            ({"x": fixture.X, "id": fixture.IDS}, fixture.Y))
+        return data.repeat().batch(4)
+
+
+    def predict_input_fn():
+        return tf.data.Dataset.from_tensor_slices({"x": fixture.X, "id": fixture.IDS}).batch(4)
+
+
+    def model_fn(features, labels, mode, params):
+        constant = tf.constant_initializer(0.1)
+        hidden = tf.contrib.layers.flatten(features["x"])
+        hidden = tf.contrib.layers.stack(
+            hidden, tf.contrib.layers.fully_connected, params.hidden, scope="stack",
+            weights_initializer=constant)
+        logits = tf.layers.dense(hidden, 2, kernel_initializer=constant)
+        predictions = {"class": tf.argmax(logits, 1)}
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions=predictions)
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        train_op = tf.contrib.layers.optimize_loss(
+            loss, tf.train.get_global_step(), params.learning_rate, params.optimizer,
+            clip_gradients=params.clip)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+    config = tf.contrib.tpu.RunConfig(cluster=resolver, model_dir=model_dir)
+    estimator = tf.estimator.Estimator(model_fn, config=config, params=hparams)
+    estimator.train(input_fn, steps=fixture.TRAIN_STEPS)
+    evaluated = estimator.evaluate(input_fn, steps=fixture.EVAL_STEPS)
+    forwarded = tf.contrib.estimator.forward_features(estimator, "id")
+    predicted = list(forwarded.predict(predict_input_fn))
+    print(json.dumps({
+        "master": config.master,
+        "step": int(tf.train.load_variable(model_dir, "global_step")),
+        "variables": sorted(name for name, _ in tf.train.list_variables(model_dir)),
+        "kernel": tf.train.load_variable(model_dir, "dense/kernel").tolist(),
+        "loss": float(evaluated["loss"]),
+        "ids": [int(p["id"]) for p in predicted],
+        "keys": sorted(predicted[0]),
+    }))
+"""
+
+
+@pytest.mark.slow
+def test_v1_estimator_program_with_contrib_layers_hparams_and_forwarded_ids(tmp_path):
+    """A TF 1.x Estimator program on contrib's flatten, stack, optimize_loss and HParams
+    trains as TF 2.15 trained the same graph spelled in tf.compat.v1
+    (`fixtures/contrib/make_fixture.py`): same checkpoint names, loss and weights."""
+    expected = fixture_expected("contrib")
+    fixtures = os.path.join(os.path.dirname(__file__), "fixtures", "contrib")
+    result = run_tf1(tmp_path, ESTIMATOR_PROGRAM, tmp_path / "model", fixtures)
+    assert result["master"] == ""
+    assert result["step"] == 6
+    assert result["variables"] == expected["variables"]
+    np.testing.assert_allclose(result["kernel"], expected["kernel"], rtol=1e-5)
+    assert result["loss"] == pytest.approx(expected["loss"], rel=1e-5)
+    assert result["ids"] == list(range(100, 108))
+    assert result["keys"] == ["class", "id"]

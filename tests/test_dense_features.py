@@ -170,3 +170,37 @@ def test_a_partitioner_is_refused_naming_what_is_partitioned_instead():
     partitioner = tf.compat.v1.fixed_size_partitioner(2)
     with pytest.raises(ValueError, match=r"partitioner.*get_variable.*checkpoints.md"):
         DenseFeatures([price], partitioner=partitioner)
+
+
+def test_python_lists_are_taken_as_keras_2_took_them():
+    """Python values in the features dict, as TensorFlow's feature-column guide passes them.
+
+    Expected values and errors were measured with TF 2.15's
+    `tf.compat.v1.keras.layers.DenseFeatures` on /work/ref215 (Keras 2 made each
+    Python value a tensor and packed the lists; mixed ints and floats failed to pack).
+    """
+    fc = tf.feature_column
+    kind = fc.categorical_column_with_identity("type", num_buckets=3)
+    size = fc.categorical_column_with_vocabulary_list("size", ["small", "medium", "large"])
+
+    def call(columns, features):
+        return DenseFeatures(columns)(features).numpy().tolist()
+
+    assert call([fc.indicator_column(kind)], {"type": [0, 1, 2]}) == np.eye(3).tolist()
+    embedding = fc.embedding_column(kind, 2, initializer=tf.compat.v1.ones_initializer())
+    assert call([embedding], {"type": [0, 2]}) == [[1.0, 1.0], [1.0, 1.0]]
+    assert call([fc.indicator_column(size)], {"size": ["small", "large", "huge"]}) == [
+        [1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0],
+        [0.0, 0.0, 0.0],
+    ]
+    nested = {"size": [["small", "medium"], ["large", "large"]]}
+    assert call([fc.indicator_column(size)], nested) == [[1.0, 1.0, 0.0], [0.0, 0.0, 2.0]]
+    assert call([fc.numeric_column("x")], {"x": [1, 2]}) == [[1.0], [2.0]]
+    assert call([fc.numeric_column("y", shape=2)], {"y": ([1.0, 2.0],)}) == [[1.0, 2.0]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Pack"):
+        call([fc.numeric_column("x")], {"x": [1.5, 2]})
+    with pytest.raises(ValueError, match="non-rectangular"):
+        call([fc.indicator_column(size)], {"size": [["small"], ["large", "large"]]})
+    with pytest.raises(ValueError, match="cannot have rank 0"):
+        call([fc.numeric_column("x")], {"x": 1.0})

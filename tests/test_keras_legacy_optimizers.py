@@ -250,3 +250,35 @@ def test_iterations_after_training_are_the_trained_graphs(tmp_path):
     assert dnn_opt.iterations.name == "global_step:0"
     assert combined.get_variable_value(linear_opt.iterations.name) == 1
     assert combined.get_variable_value(dnn_opt.iterations.name) == 1
+
+
+@pytest.mark.parametrize("name", LEGACY_NAMES)
+def test_a_keras_3_model_refuses_them_saying_what_to_do(name):
+    """Keras 3's compile() cannot run a Keras 2 optimizer; its error must say what to do.
+
+    Without the shim, Keras 3 raised ImportError at construction, naming tf_keras and
+    TF_USE_LEGACY_KERAS; with it, the optimizers exist (for estimators), so the advice
+    comes in Keras's own compile() error, never naming this package's classes.
+    """
+    import keras
+
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    optimizer = getattr(keras2_optimizers, name)()
+    with pytest.raises(ValueError, match="Could not interpret optimizer identifier") as error:
+        model.compile(optimizer=optimizer, loss="mse")
+    message = str(error.value)
+    assert f"tf.keras.optimizers.legacy.{name} (a Keras 2 optimizer" in message
+    assert f"use keras.optimizers.{name}," in message and "TF_USE_LEGACY_KERAS=1" in message
+    assert "tfestimator_compat" not in message
+    assert hasattr(keras.optimizers, name)
+
+
+def test_a_keras_3_model_refuses_a_legacy_subclass_naming_it():
+    import keras
+
+    class Scaled(keras2_optimizers.SGD):
+        pass
+
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    with pytest.raises(ValueError, match=r"Scaled \(a Keras 2 optimizer.*a keras.optimizers.Opt"):
+        model.compile(optimizer=Scaled(), loss="mse")

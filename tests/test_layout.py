@@ -192,7 +192,15 @@ def test_nothing_imports_the_command_but_its_entry_points():
 # `runner` and `tf1_mode` run a program, so they import TensorFlow; `cli` imports them when it does.
 STARTS_WITHOUT_TENSORFLOW = [
     f"{PACKAGE}.command.{name}"
-    for name in ("cli", "check", "check_report", "notebook", "notebook_kernel", "user_traceback")
+    for name in (
+        "cli",
+        "check",
+        "check_report",
+        "check_imports",
+        "notebook",
+        "notebook_kernel",
+        "user_traceback",
+    )
 ]
 
 

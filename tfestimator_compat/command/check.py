@@ -6,7 +6,8 @@ searched recursively). Each use comes with its canonical name, whether the shim
 runs it, the native TF2/Keras replacement, and a link into `migration_guide/`
 (which ships in the package; `check_report` prints the report). A summary follows: each API
 used, with its count and status, and a verdict per file (`runs unchanged`,
-`needs run --tf1`, `does not run`, `not checked`).
+`needs run --tf1`, `does not run`, `not checked`): the worst of the file's own
+and of the checked files it imports (`check_imports` follows them).
 
 Programs are parsed with `ast`, never imported or run: aliases are followed as
 written (`import tensorflow.compat.v1 as tf`, `est = tf.estimator`,
@@ -17,14 +18,15 @@ followed on the estimators a program makes (`est = DNNClassifier(...)`,
 `tfestimator-compat` command starts `check` in a fraction of a second.
 
 Exit status: 0 when everything found runs on the shim, 1 when something does
-not, 2 for usage errors and unreadable files. A file that does not parse is
-reported and skipped.
+not, 2 for usage errors and unreadable files. A file or notebook cell that does
+not parse is reported, and its file is `not checked`.
 
 Example:
 
 ```sh
 tfestimator-compat check train.py notebooks/
 tfestimator-compat check --format json src/ > report.json
+tfestimator-compat check --format summary src/ > ticket.md
 ```
 """
 
@@ -42,10 +44,12 @@ from typing import List
 from typing import Optional
 from typing import Tuple
 
+from tfestimator_compat.command.check_imports import Import
 from tfestimator_compat.command.check_report import FileError
 from tfestimator_compat.command.check_report import Finding
 from tfestimator_compat.command.check_report import Report
 from tfestimator_compat.command.check_report import format_json
+from tfestimator_compat.command.check_report import format_summary
 from tfestimator_compat.command.check_report import format_text
 from tfestimator_compat.shim import api_surface
 
@@ -53,7 +57,7 @@ _SKIPPED_DIRS = frozenset(["__pycache__", "node_modules", "site-packages"])
 # Cell magics whose body is still Python.
 _PYTHON_CELL_MAGICS = frozenset(["time", "timeit", "capture", "prun", "debug"])
 # `name?`, `name??`: IPython help.
-_HELP_LINE = re.compile(r"^[\w.\[\]()'\"]+\?\??$")
+_HELP_LINE = re.compile(r"^[\w.*\[\]()'\"]+\?\??$")
 # `files = !ls`, `t = %timeit -o f()`: shell or magic output assigned to names.
 _MAGIC_ASSIGNMENT = re.compile(r"^[\w.,\s\[\]()]+=\s*[%!]")
 # Python parses expressions nested about 3,000 deep; walking such a tree takes
@@ -78,6 +82,17 @@ def _canonical(path: str) -> str:
         else:
             break
     return ".".join(parts)
+
+
+def _folded(path: str) -> str:
+    """`tf.flags` for any name in TF1's flags module (`tf.app.flags.FLAGS.steps`,
+    `tf.flags.DEFINE_string`): a program's flags are one API, however many it reads."""
+    parts = path.split(".")
+    root = 3 if parts[:3] == ["tf", "compat", "v1"] else 1 if parts[:1] == ["tf"] else 0
+    rest = parts[root:] if root else []
+    if rest[:2] == ["app", "flags"]:
+        rest = rest[1:]
+    return ".".join([*parts[:root], "flags"]) if rest[:1] == ["flags"] else path
 
 
 def _tracked_module(module: str) -> Optional[str]:
@@ -110,6 +125,8 @@ class _Resolver(ast.NodeVisitor):
         # Names (`est`, `self.estimator`) bound to an estimator object -> its class's name.
         self.estimators: Dict[str, str] = {}
         self.uses: List[Tuple[ast.AST, str, api_surface.Symbol]] = []
+        # (statement, level, module, names) of each import, for the verdicts across files.
+        self.imports: List[Tuple[ast.AST, int, str, Tuple[str, ...]]] = []
         self._fallback = False
 
     def _bind(self, name: str, path: Optional[str]) -> None:
@@ -124,7 +141,7 @@ class _Resolver(ast.NodeVisitor):
     def _record(self, node: ast.AST, written: str, path: Optional[str]) -> None:
         if path is None:
             return
-        symbol = api_surface.classify(_canonical(path))
+        symbol = api_surface.classify(_folded(_canonical(path)))
         if symbol is not None:
             self.uses.append((node, written, symbol))
 
@@ -162,6 +179,7 @@ class _Resolver(ast.NodeVisitor):
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
+            self.imports.append((node, 0, alias.name, ()))
             path = _tracked_module(alias.name)
             self._record_package(node, alias.name)
             if not (path or "").startswith("tensorflow_estimator"):
@@ -173,6 +191,8 @@ class _Resolver(ast.NodeVisitor):
                 self._bind(top, _tracked_module(top))
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        names = tuple(alias.name for alias in node.names if alias.name != "*")
+        self.imports.append((node, node.level or 0, node.module or "", names))
         if node.level or not node.module:
             return  # relative imports are the program's own modules
         module = _tracked_module(node.module)
@@ -274,15 +294,22 @@ def _python_cell(source: str) -> Optional[str]:
         if magic not in _PYTHON_CELL_MAGICS:
             return None
         lines[first] = ""
+    continued = False
     for i, line in enumerate(lines):
-        stripped = line.strip()
-        if (
-            stripped.startswith(("%", "!", "?"))
-            or _HELP_LINE.match(stripped)
-            or _MAGIC_ASSIGNMENT.match(stripped)
-        ):
-            lines[i] = line[: len(line) - len(line.lstrip())] + "pass"
+        if continued or _is_ipython_line(line.strip()):
+            # A backslash continues a shell or magic line onto the next, as in IPython.
+            lines[i] = "" if continued else line[: len(line) - len(line.lstrip())] + "pass"
+            continued = line.rstrip().endswith("\\")
     return "\n".join(lines) + "\n"
+
+
+def _is_ipython_line(stripped: str) -> bool:
+    """A shell escape, a line magic, a help request, or their output assigned to a name."""
+    return bool(
+        stripped.startswith(("%", "!", "?"))
+        or _HELP_LINE.match(stripped)
+        or _MAGIC_ASSIGNMENT.match(stripped)
+    )
 
 
 def _findings(resolver: _Resolver, path: str, cell: Optional[int]) -> List[Finding]:
@@ -304,10 +331,19 @@ def _findings(resolver: _Resolver, path: str, cell: Optional[int]) -> List[Findi
     return findings
 
 
+def _imports(resolver: _Resolver, path: str, cell: Optional[int]) -> List[Import]:
+    imports = [
+        Import(path, node.lineno, cell, level, module, names)
+        for node, level, module, names in resolver.imports
+    ]
+    resolver.imports.clear()
+    return imports
+
+
 def _syntax_error(path: str, error: Exception, cell: Optional[int] = None) -> FileError:
     line = getattr(error, "lineno", None)
     message = getattr(error, "msg", None) or str(error)
-    return FileError(path, "syntax", f"not checked, cannot parse: {message}", line, cell)
+    return FileError(path, "syntax", f"cannot parse: {message}", line, cell)
 
 
 @contextlib.contextmanager
@@ -336,9 +372,11 @@ def _check_source(
             resolver.visit(tree)
     except RecursionError as error:
         resolver.uses.clear()
+        resolver.imports.clear()
         report.errors.append(_syntax_error(path, error, cell))
         return
     report.findings.extend(_findings(resolver, path, cell))
+    report.imports.extend(_imports(resolver, path, cell))
 
 
 def check_python(path: str, report: Report) -> None:
@@ -388,7 +426,7 @@ def check_notebook(path: str, report: Report) -> None:
     resolver = _Resolver()
     for number, source in cells:
         if source is None:
-            message = "not checked, the cell's source is not text"
+            message = "the cell's source is not text"
             report.errors.append(FileError(path, "unreadable", message, cell=number))
             continue
         python = _python_cell(source)
@@ -450,9 +488,10 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
     )
     parser.add_argument(
         "--format",
-        choices=("text", "json"),
+        choices=("text", "json", "summary"),
         default="text",
-        help="text (default): one line per finding, then a summary; json: a stable schema",
+        help="text (default): one line per finding, then a summary; json: a stable schema; "
+        "summary: files by verdict and the APIs in the way, in Markdown for a ticket",
     )
     return parser
 
@@ -460,7 +499,8 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
 def run_check(options: argparse.Namespace) -> int:
     """Checks `options.paths` and prints the report; returns the exit status (0, 1 or 2)."""
     report = check_paths(options.paths)
-    formatted = format_json(report) if options.format == "json" else format_text(report)
+    formatter = {"json": format_json, "summary": format_summary}.get(options.format, format_text)
+    formatted = formatter(report)
     sys.stdout.write(formatted)
     for error in report.errors:
         if error.kind == "unreadable":

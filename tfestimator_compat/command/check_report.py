@@ -1,9 +1,10 @@
 """What `tfestimator-compat check` found, summed up, and printed as text or JSON.
 
-`Report` holds the findings and the files that could not be checked; its
-summary counts them per status and per API and gives each file a verdict.
-`format_text` prints one line per finding and then the summary, `format_json`
-the same as a stable schema for tools. Guide links are relative to
+`Report` holds the findings, the imports and the files that could not be
+checked; its summary counts them per status and per API and gives each file a
+verdict, the worst of its own and of what it imports. `format_text` prints one
+line per finding and then the summary, `format_json` the same as a stable
+schema for tools, `format_summary` Markdown for a ticket. Guide links are relative to
 `GUIDE_ROOT`, the package's folder, where `migration_guide/` ships.
 """
 
@@ -13,7 +14,9 @@ import os
 from typing import Dict
 from typing import List
 from typing import Optional
+from typing import Tuple
 
+from tfestimator_compat.command import check_imports
 from tfestimator_compat.shim import api_surface
 
 SCHEMA_VERSION = 1
@@ -24,6 +27,8 @@ RUNS_UNCHANGED = "runs unchanged"
 NEEDS_TF1 = "needs run --tf1"
 DOES_NOT_RUN = "does not run"
 NOT_CHECKED = "not checked"
+# From best to worst: a file gets the worst of its own and of what it imports.
+VERDICTS = (RUNS_UNCHANGED, NEEDS_TF1, NOT_CHECKED, DOES_NOT_RUN)
 _TF1 = api_surface.SUPPORTED_WITH_TF1
 _NAMES_PER_VERDICT = 5
 
@@ -64,6 +69,7 @@ class Report:
     files: List[str] = dataclasses.field(default_factory=list)
     findings: List[Finding] = dataclasses.field(default_factory=list)
     errors: List[FileError] = dataclasses.field(default_factory=list)
+    imports: List[check_imports.Import] = dataclasses.field(default_factory=list)
 
     def exit_status(self) -> int:
         """2 for unreadable paths, else 1 when something is not supported, else 0."""
@@ -85,38 +91,105 @@ class Report:
             "unparsed": sum(error.kind == "syntax" for error in self.errors),
             "unreadable": sum(error.kind == "unreadable" for error in self.errors),
             "by_api": self._by_api(),
-            "by_file": [self._verdict(path) for path in self.files],
+            "by_file": self._verdicts(),
         }
 
     def _by_api(self) -> List[dict]:
-        """Each API used: `name, status, count, guide`; what blocks a run first, then most used."""
+        """Each API used: `name, status, count, guide, files`; what blocks a run first, then
+        most used."""
         counts: Dict[str, int] = {}
         symbols: Dict[str, Finding] = {}
+        files: Dict[str, Dict[str, None]] = {}
         for finding in self.findings:
             counts[finding.name] = counts.get(finding.name, 0) + 1
             symbols.setdefault(finding.name, finding)
+            files.setdefault(finding.name, {})[finding.path] = None
         severity = {status: i for i, status in enumerate(reversed(api_surface.STATUSES))}
         names = sorted(counts, key=lambda n: (severity[symbols[n].status], -counts[n], n))
         return [
-            {"name": n, "status": symbols[n].status, "count": counts[n], "guide": symbols[n].guide}
+            {
+                "name": n,
+                "status": symbols[n].status,
+                "count": counts[n],
+                "guide": symbols[n].guide,
+                "files": list(files[n]),
+            }
             for n in names
         ]
 
-    def _verdict(self, path: str) -> dict:
-        """Whether `path` runs unchanged, needs `run --tf1`, does not run, or was not checked.
+    def _paths(self) -> List[str]:
+        """The files checked, then those that could not be read, each once."""
+        unread = [error.path for error in self.errors if error.path not in self.files]
+        return list(dict.fromkeys([*self.files, *unread]))
 
-        `because` names what decides it: the unsupported APIs, the TF1 names, or
-        the parse error.
+    def _verdicts(self) -> List[dict]:
+        """A verdict per file: the worst of its own and of every checked file it imports.
+
+        `because` names what decides it (unsupported APIs, TF1 names, parse errors);
+        `via` is the chain of imports that brings it in, empty when the file itself does.
         """
-        findings = [f for f in self.findings if f.path == path]
-        errors = [e.message for e in self.errors if e.path == path and e.cell is None]
-        verdict, because = (NOT_CHECKED, errors) if errors else (RUNS_UNCHANGED, [])
-        for blocking, status in ((DOES_NOT_RUN, api_surface.NOT_SUPPORTED), (NEEDS_TF1, _TF1)):
-            names = list(dict.fromkeys(f.name for f in findings if f.status == status))
-            if names and not errors:
-                verdict, because = blocking, names
-                break
-        return {"path": path, "findings": len(findings), "verdict": verdict, "because": because}
+        paths = self._paths()
+        findings: Dict[str, List[Finding]] = {path: [] for path in paths}
+        for finding in self.findings:
+            findings.setdefault(finding.path, []).append(finding)
+        errors: Dict[str, List[str]] = {path: [] for path in paths}
+        for error in self.errors:
+            errors[error.path].append(_reason(error))
+        own = {path: _own_verdict(findings[path], errors[path]) for path in paths}
+        rank = {path: VERDICTS.index(own[path][0]) for path in paths}
+        edges = check_imports.import_edges(paths, self.imports)
+        entries = []
+        for path, chain in check_imports.worst_import_chains(edges, rank).items():
+            verdict, because = own[chain[-1].target if chain else path]
+            entries.append(
+                {
+                    "path": path,
+                    "findings": len(findings[path]),
+                    "verdict": verdict,
+                    "because": because,
+                    "via": [_step(edge) for edge in chain],
+                }
+            )
+        return entries
+
+
+def _own_verdict(findings: List[Finding], errors: List[str]) -> Tuple[str, List[str]]:
+    """What a file's own uses and parse errors decide, and the names or errors that do."""
+    names = {
+        status: list(dict.fromkeys(f.name for f in findings if f.status == status))
+        for status in (api_surface.NOT_SUPPORTED, _TF1)
+    }
+    for verdict, because in (
+        (DOES_NOT_RUN, names[api_surface.NOT_SUPPORTED]),
+        (NOT_CHECKED, errors),
+        (NEEDS_TF1, names[_TF1]),
+    ):
+        if because:
+            return verdict, because
+    return RUNS_UNCHANGED, []
+
+
+def _step(edge: check_imports.Edge) -> dict:
+    """One import of a verdict's `via` chain: what was imported, where, and the file."""
+    statement = edge.statement
+    return {
+        "import": edge.written,
+        "line": statement.line,
+        "cell": statement.cell,
+        "path": edge.target,
+    }
+
+
+def _where(line: Optional[int], cell: Optional[int]) -> str:
+    """`cell 2, line 3`, or the part of it that is known."""
+    cell_part = [f"cell {cell}"] if cell is not None else []
+    return ", ".join(cell_part + ([f"line {line}"] if line is not None else []))
+
+
+def _reason(error: FileError) -> str:
+    """Why a file was not checked, and where: `line 3: cannot parse: invalid syntax`."""
+    where = _where(error.line, error.cell)
+    return f"{where}: {error.message}" if where else error.message
 
 
 def _location(path: str, line: Optional[int], cell: Optional[int]) -> str:
@@ -142,7 +215,7 @@ def format_text(report: Report) -> str:
     entries += [
         (
             (order.get(e.path, len(order)), e.cell or 0, e.line or 0),
-            f"{_location(e.path, e.line, e.cell)}: warning: {e.message}",
+            f"{_location(e.path, e.line, e.cell)}: warning: not checked, {e.message}",
         )
         for e in report.errors
         if e.kind == "syntax"
@@ -162,8 +235,13 @@ def _summary_lines(summary: dict) -> List[str]:
         because = entry["because"][:_NAMES_PER_VERDICT]
         more = len(entry["because"]) - len(because)
         reason = ", ".join(because) + (f" (+{more} more)" if more else "")
+        via = ", ".join(
+            f"import {step['import']} ({_where(step['line'], step['cell'])}) -> {step['path']}"
+            for step in entry["via"]
+        )
         lines.append(
             f"  {entry['path']}: {entry['findings']} finding(s); {entry['verdict']}"
+            + (f" via {via}" if via else "")
             + (f": {reason}" if reason else "")
         )
     lines.append(f"Guide links (migration_guide/...) are relative to {GUIDE_ROOT}")
@@ -187,8 +265,9 @@ def format_json(report: Report) -> str:
     replacement, guide` (`cell` is null outside notebooks; `guide` is relative
     to `guide_root`); each error `path, kind, message, line, cell`; the summary
     `files, findings, by_status, unparsed, unreadable`, `by_api` (a list of
-    `name, status, count, guide`) and `by_file` (a list of `path, findings,
-    verdict, because`).
+    `name, status, count, guide, files`) and `by_file` (a list of `path,
+    findings, verdict, because, via`; `via` is the chain of imports, each
+    `import, line, cell, path`, that brings in what decides the verdict).
     """
     document = {
         "version": SCHEMA_VERSION,
@@ -198,3 +277,48 @@ def format_json(report: Report) -> str:
         "summary": report.summary(),
     }
     return json.dumps(document, indent=2) + "\n"
+
+
+def format_summary(report: Report) -> str:
+    """A summary to paste into a ticket, in Markdown: files by verdict, then the APIs in the way.
+
+    Files come worst verdict first, each named with the file that decides it when
+    an import brings that in, and with why when it was not checked. Each API that
+    blocks a run, then each that needs `run --tf1`, comes with its count, the files
+    that use it, and its section of the migration guide.
+    """
+    summary = report.summary()
+    by_verdict = {v: [e for e in summary["by_file"] if e["verdict"] == v] for v in VERDICTS[::-1]}
+    counts = ", ".join(f"{len(entries)} {v}" for v, entries in by_verdict.items() if entries)
+    lines = ["# tfestimator-compat check", "", f"{len(summary['by_file'])} file(s): {counts}"]
+    lines += ["", "## Files by verdict"]
+    for verdict, entries in by_verdict.items():
+        if entries:
+            lines += ["", f"### {verdict} ({len(entries)})", ""]
+            lines += [_summary_file(entry) for entry in entries]
+    for heading, status in (
+        ("## APIs that block a run", api_surface.NOT_SUPPORTED),
+        ("## APIs that need `run --tf1`", _TF1),
+    ):
+        apis = [api for api in summary["by_api"] if api["status"] == status]
+        lines += ["", heading, ""]
+        lines += [_summary_api(api) for api in apis] or ["None."]
+    lines += ["", f"Guide links are relative to {GUIDE_ROOT}"]
+    return "\n".join(lines) + "\n"
+
+
+def _summary_file(entry: dict) -> str:
+    """`- `path``, with the file that decides its verdict, or why it was not checked.
+
+    Paths are in backticks so that Markdown keeps `__init__.py` as written."""
+    if entry["via"]:
+        return f"- `{entry['path']}` (via `{entry['via'][-1]['path']}`)"
+    if entry["verdict"] == NOT_CHECKED:
+        return f"- `{entry['path']}`: {'; '.join(entry['because'])}"
+    return f"- `{entry['path']}`"
+
+
+def _summary_api(api: dict) -> str:
+    uses = f"{api['count']} use" + ("s" if api["count"] != 1 else "")
+    files = ", ".join(f"`{path}`" for path in api["files"])
+    return f"- `{api['name']}` ({uses}): {files}. Guide: {api['guide']}"

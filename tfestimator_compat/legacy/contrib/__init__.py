@@ -2,11 +2,11 @@
 
 TensorFlow 2.0 removed `tf.contrib`, yet estimator programs of the TF 1.x era
 used a few of its pieces on every line that mattered: `tf.contrib.tpu` for
-TPUEstimator, `tf.contrib.data.map_and_batch`, `tf.contrib.layers.layer_norm`,
-`tf.contrib.lookup` tables, `tf.contrib.predictor`. `run --tf1` gives such
-programs a `tf.contrib` with those pieces, each mapped onto what TensorFlow 2
-still has; one module of this package per contrib module, whose `__all__` is
-what the program sees.
+TPUEstimator, `tf.contrib.data.map_and_batch`, `tf.contrib.layers.layer_norm`
+and `optimize_loss`, `tf.contrib.lookup` tables, `tf.contrib.predictor`,
+`tf.contrib.training.HParams`. `run --tf1` gives such programs a `tf.contrib`
+with those pieces, each mapped onto what TensorFlow 2 still has; one module
+of this package per contrib module, whose `__all__` is what the program sees.
 
 Any other contrib name raises an error that names it and its TensorFlow 2
 replacement. The replacements live in `REPLACEMENTS` only: the errors and
@@ -38,6 +38,7 @@ SUBMODULES = (
     "lookup",
     "predictor",
     "tpu",
+    "training",
 )
 """The contrib modules `run --tf1` provides; each is `tfestimator_compat.legacy.contrib.<name>`."""
 
@@ -96,6 +97,9 @@ REPLACEMENTS: Dict[str, str] = {
     "boosted_trees": _BOOSTED_TREES,
     "estimator.TowerOptimizer": "tf.distribute.MirroredStrategy (RunConfig(train_distribute=))",
     "estimator.clip_gradients_by_norm": "tf.clip_by_global_norm on the gradients in the model_fn",
+    "estimator.forward_features": (
+        "copy the features into the predictions dict (and PredictOutput) in the model_fn"
+    ),
     "framework": "tf (e.g. get_or_create_global_step -> optimizer.iterations)",
     "framework.get_or_create_global_step": "optimizer.iterations",
     "framework.get_global_step": "optimizer.iterations",
@@ -115,6 +119,8 @@ REPLACEMENTS: Dict[str, str] = {
     "layers.sum_regularizer": "a function adding the keras.regularizers' values",
     "layers.apply_regularization": "tf.add_n of the regularizers' values, added to the loss",
     "layers.fully_connected": "keras.layers.Dense(num_outputs, activation='relu')",
+    "layers.flatten": "keras.layers.Flatten",
+    "layers.stack": "a loop applying keras layers in turn",
     "layers.embed_sequence": "keras.layers.Embedding",
     "layers.optimize_loss": "a keras optimizer's apply_gradients in train_step",
     "layers.feature_column": "tf.feature_column, or keras.utils.FeatureSpace",

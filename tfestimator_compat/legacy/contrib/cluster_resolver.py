@@ -1,11 +1,17 @@
-"""`tf.contrib.cluster_resolver`: cluster resolvers, and a TPU resolver that says there is no TPU.
+"""`tf.contrib.cluster_resolver`: cluster resolvers, and a TPU resolver for programs run off TPU.
 
-TPU programs built a `TPUClusterResolver` when asked to run on a TPU
-(`--use_tpu --tpu_name=...`) and passed it to `tf.contrib.tpu.RunConfig`.
-This shim runs `TPUEstimator` off TPU only, so that resolver fails at once
-with what to do instead, rather than later inside TensorFlow's TPU discovery.
+TPU programs built a `TPUClusterResolver` and passed it to
+`tf.contrib.tpu.RunConfig`. Named for a Cloud TPU (`--tpu_name=...`) it
+looked the TPU up; this shim runs `TPUEstimator` off TPU only, so that
+resolver fails at once with what to do instead, rather than later inside
+TensorFlow's TPU discovery. Named `""` or `"local"` it did no lookup (the
+name was the session master), so programs run with `--use_tpu=False` built
+it anyway: that one works here as it did, a resolver of no cluster, and
+`TPUEstimator(use_tpu=True)` is where a TPU would be needed, and fails.
 The other resolvers are TensorFlow's own, under the same names.
 """
+
+import os
 
 import tensorflow as tf
 
@@ -20,17 +26,29 @@ TFConfigClusterResolver = _resolvers.TFConfigClusterResolver
 UnionClusterResolver = _resolvers.UnionResolver
 
 
-class TPUClusterResolver:
-    """Stands for TF 1.x's `TPUClusterResolver`; making one asks for a TPU, and fails.
+# TF 1.x read the TPU's name from these when `tpu` was None (GKE's first).
+_TPU_NAME_VARIABLES = ("KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS", "TPU_NAME")
+# Names that asked for no Cloud TPU: the session master itself.
+_LOCAL_NAMES = ("", "local")
+
+
+class TPUClusterResolver(ClusterResolver):
+    """TF 1.x's `TPUClusterResolver`, for programs that make one but run off TPU.
+
+    `tpu=""` or `"local"` gives a resolver of no cluster, as in TF 1.x: master
+    `""`, an empty `ClusterSpec`, no TPU cores. A TPU name or address fails:
+    the shim runs TPUEstimator off TPU only.
 
     Args:
-        tpu: the TPU's name or address (TF 1.x looked it up on Google Cloud).
+        tpu: the TPU's name or address; None reads `$TPU_NAME` as TF 1.x did.
         zone: its Compute Engine zone.
         project: its Google Cloud project.
-        (the rest as in TF 1.x; all are ignored, since construction fails.)
+        job_name: the task type of the (local) worker.
+        (the rest as in TF 1.x; ignored, since nothing is looked up.)
 
     Raises:
-        ValueError: always, naming the TPU and what to run instead.
+        ValueError: for a TPU name or address, naming it and what to run
+            instead; for no name at all, as TF 1.x did.
     """
 
     def __init__(
@@ -45,14 +63,61 @@ class TPUClusterResolver:
         service=None,
         discovery_url=None,
     ):
-        asked = f"TPU {tpu!r}" if tpu else "a TPU"
-        raise ValueError(
-            f"TPUClusterResolver was asked for {asked}, but tfestimator_compat runs "
-            "TPUEstimator off TPU only. Run the program without a TPU (e.g. --use_tpu=false, "
-            "so it makes no resolver and TPUEstimator gets use_tpu=False), or port it to "
-            "tf.distribute.TPUStrategy with tf.distribute.cluster_resolver.TPUClusterResolver "
-            "to use a TPU."
-        )
+        tpu = _one_tpu(tpu)
+        if tpu is None:
+            raise ValueError(
+                "Please provide a TPU Name to connect to. (TPUClusterResolver(tpu=None) reads "
+                "$TPU_NAME, which is not set; off TPU, pass tpu='' or 'local', or make no "
+                "resolver.)"
+            )
+        if tpu not in _LOCAL_NAMES:
+            raise ValueError(
+                f"TPUClusterResolver was asked for TPU {tpu!r}, but tfestimator_compat runs "
+                "TPUEstimator off TPU only. Run the program without a TPU (e.g. "
+                "--use_tpu=false, so it makes no resolver and TPUEstimator gets "
+                "use_tpu=False), or port it to tf.distribute.TPUStrategy with "
+                "tf.distribute.cluster_resolver.TPUClusterResolver to use a TPU."
+            )
+        self.task_type = job_name
+        self.task_id = 0
+        self.rpc_layer = "grpc"
+
+    def master(self, task_type=None, task_id=None, rpc_layer=None) -> str:
+        """The session master: `""`, this process."""
+        return ""
+
+    def get_master(self) -> str:
+        return self.master()
+
+    def get_job_name(self):
+        """The worker's job name; None in a TF 1.x graph, as TF 1.x said off Cloud."""
+        return self.task_type if tf.compat.v1.executing_eagerly_outside_functions() else None
+
+    def cluster_spec(self) -> tf.train.ClusterSpec:
+        """An empty `ClusterSpec`: there is no cluster to propagate."""
+        return tf.train.ClusterSpec({})
+
+    def num_accelerators(self, task_type=None, task_id=None, config_proto=None) -> dict:
+        return {"TPU": 0}
+
+    @property
+    def environment(self) -> str:
+        return ""
+
+
+def _one_tpu(tpu):
+    """The TPU's name: a one-element list's element, or the environment's for None."""
+    if isinstance(tpu, list):
+        if not tpu:
+            raise ValueError("At least one TPU must be specified.")
+        if len(tpu) != 1:
+            raise NotImplementedError(
+                "Using multiple TPUs in a single session is not yet implemented"
+            )
+        tpu = tpu[0]
+    if tpu is None:
+        tpu = next((os.environ[v] for v in _TPU_NAME_VARIABLES if v in os.environ), None)
+    return tpu
 
 
 __all__ = [

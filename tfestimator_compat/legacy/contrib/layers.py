@@ -1,4 +1,4 @@
-"""`tf.contrib.layers`: `layer_norm`, `fully_connected`, and TF 1.x's initializers and regularizers.
+"""`tf.contrib.layers`: the layers, initializers and regularizers estimator programs used.
 
 These are the contrib layer functions estimator programs kept using after
 `tf.layers` took over the rest (BERT's `layer_norm`, `xavier_initializer`,
@@ -10,7 +10,8 @@ The layers make their variables with `tf.compat.v1.get_variable` under
 contrib's default scopes, so they are named `.../LayerNorm/beta`,
 `.../LayerNorm/gamma`, `.../fully_connected/weights`, ...: the keys of
 checkpoints the original wrote. In an Estimator's `model_fn` the shim's variable store names
-them the same way.
+them the same way. `flatten` and `stack` (`stack/stack_1/weights`, ...)
+are contrib's too, and `optimize_loss` (its own module) builds a TF1 train op.
 
 Example:
 
@@ -31,6 +32,10 @@ from typing import Callable
 from typing import Optional
 
 import tensorflow as tf
+
+from tfestimator_compat.legacy.contrib.optimize_loss import OPTIMIZER_CLS_NAMES
+from tfestimator_compat.legacy.contrib.optimize_loss import OPTIMIZER_SUMMARIES
+from tfestimator_compat.legacy.contrib.optimize_loss import optimize_loss
 
 _GraphKeys = tf.compat.v1.GraphKeys
 _FAN_MODES = ("FAN_IN", "FAN_OUT", "FAN_AVG")
@@ -281,6 +286,66 @@ def fully_connected(
         return _collect_output(outputs_collections, layer_scope.name, outputs)
 
 
+def flatten(inputs, outputs_collections=None, scope=None) -> tf.Tensor:
+    """`inputs` as `[batch, k]`: the first axis kept, the others folded into one.
+
+    Args:
+        inputs: a tensor whose first axis is the batch; a rank-1 tensor
+            becomes `[batch, 1]`.
+        outputs_collections: collections to add the result to.
+        scope: name scope (default `Flatten`).
+    """
+    with tf.compat.v1.name_scope(scope, "Flatten", [inputs]) as name:
+        inputs = tf.convert_to_tensor(inputs)
+        shape = inputs.shape
+        if shape.rank is None:
+            raise ValueError(f"flatten needs inputs of known rank; got {inputs}.")
+        if shape.rank == 1:
+            outputs = tf.expand_dims(inputs, 1)
+        else:
+            width = shape[1:].num_elements()
+            outputs = tf.reshape(inputs, [tf.shape(inputs)[0], -1 if width is None else width])
+            outputs.set_shape([shape[0], width])
+        return _collect_output(outputs_collections, name, outputs)
+
+
+def stack(inputs, layer, stack_args, **kwargs) -> tf.Tensor:
+    """Applies `layer` once per entry of `stack_args`, each in a scope of its own.
+
+    `stack(x, fully_connected, [32, 64], scope="fc")` is
+    `fully_connected(fully_connected(x, 32, scope="fc/fc_1"), 64, scope="fc/fc_2")`.
+    Without `scope`, the outer scope is `Stack` and the inner ones are named
+    after the layer function (`fully_connected_1`, ...), or `stack_1`, ... when
+    it has no name.
+
+    Args:
+        inputs: the first layer's input.
+        layer: `layer(inputs, *args, scope=..., **kwargs)`.
+        stack_args: one entry per layer: its positional argument, or a
+            list/tuple of them.
+        **kwargs: `scope`, and keyword arguments for every layer.
+    """
+    scope = kwargs.pop("scope", None)
+    if not isinstance(stack_args, (list, tuple)):
+        raise ValueError("stack_args need to be a list or tuple")
+    with tf.compat.v1.variable_scope(scope, "Stack", [inputs]):
+        outputs = tf.convert_to_tensor(inputs)
+        prefix = scope or _layer_name(layer)
+        for index, args in enumerate(stack_args, start=1):
+            args = args if isinstance(args, (list, tuple)) else [args]
+            outputs = layer(outputs, *args, scope=f"{prefix}_{index}", **kwargs)
+        return outputs
+
+
+def _layer_name(layer) -> str:
+    """A layer function's name (a `functools.partial`'s function's), else `stack`."""
+    for candidate in (layer, getattr(layer, "func", None)):
+        name = getattr(candidate, "__name__", None)
+        if name:
+            return name
+    return "stack"
+
+
 def _disabled(scale) -> bool:
     """Checks a regularizer's scale; True when it is 0, which turns the regularizer off."""
     if isinstance(scale, numbers.Integral):
@@ -375,12 +440,17 @@ def apply_regularization(regularizer, weights_list=None) -> tf.Tensor:
 
 
 __all__ = [
+    "OPTIMIZER_CLS_NAMES",
+    "OPTIMIZER_SUMMARIES",
     "apply_regularization",
+    "flatten",
     "fully_connected",
     "l1_l2_regularizer",
     "l1_regularizer",
     "l2_regularizer",
     "layer_norm",
+    "optimize_loss",
+    "stack",
     "sum_regularizer",
     "variance_scaling_initializer",
     "xavier_initializer",

@@ -77,7 +77,7 @@ class DenseFeatures(keras.layers.Layer):
         # a layer), so `call` fills the caller's own dict, kept out of tracking.
         object.__setattr__(self, "_outputs_by_column", cols_to_output_tensors)
         try:
-            return super().__call__(features, *args, **kwargs)
+            return super().__call__(_python_values_as_tensors(features), *args, **kwargs)
         finally:
             object.__setattr__(self, "_outputs_by_column", None)
 
@@ -194,6 +194,31 @@ def _outside_keras_name_scopes():
         yield
     finally:
         keras_internals.set_name_scope_stack(stack)
+
+
+def _python_values_as_tensors(features):
+    """Python lists and scalars in the features dict, made tensors as Keras 2 made them.
+
+    Keras 2's `__call__` turned each Python number or string into a tensor and
+    the feature columns packed the lists of them, so `{"type": [0, 1, 2]}`
+    worked (three cells of TensorFlow's feature-column guide call the layer so)
+    and a list mixing ints and floats failed; Keras 3 refuses any of them.
+    """
+    if not isinstance(features, dict):
+        return features
+    return {key: _as_tensor(value) for key, value in features.items()}
+
+
+def _as_tensor(value):
+    if isinstance(value, (list, tuple)):
+        leaves = tf.nest.map_structure(tf.convert_to_tensor, value)
+        if len({leaf.dtype for leaf in tf.nest.flatten(leaves)}) > 1:
+            # Packing fails here as it failed in Keras 2 (no silent int -> float).
+            return tf.convert_to_tensor(leaves)
+        return tf.convert_to_tensor(value)
+    if isinstance(value, (bool, int, float, str, bytes)):
+        return tf.convert_to_tensor(value)
+    return value
 
 
 def _tf_value(variable):

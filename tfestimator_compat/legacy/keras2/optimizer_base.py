@@ -81,6 +81,22 @@ class Optimizer:
     def name(self) -> str:
         return self._name
 
+    def __str__(self) -> str:
+        # Keras 3's `model.compile()` rejects any optimizer but its own with "Could not
+        # interpret optimizer identifier: {optimizer}"; this text finishes that sentence
+        # (and others naming the optimizer) with what to do, as Keras's own ImportError
+        # said before the shim made these classes.
+        cls = type(self)
+        own = cls.__module__.startswith("tfestimator_compat.")
+        name = f"tf.keras.optimizers.legacy.{cls.__name__}" if own else cls.__qualname__
+        instead = f"keras.optimizers.{cls.__name__}" if own else "a keras.optimizers.Optimizer"
+        return (
+            f"{name} (a Keras 2 optimizer: it trains tf.estimator models, not Keras 3 "
+            f"models; for a Keras 3 model.compile() use {instead}, or install tf_keras and "
+            "set TF_USE_LEGACY_KERAS=1 to keep a Keras 2 model; see "
+            "migration_guide/replacements.md#keras-2-legacy-optimizers)"
+        )
+
     # Hyperparameters: `opt.learning_rate`, `opt.lr = 0.1`, as in Keras 2.
 
     def _set_hyper(self, name, value):
