@@ -118,16 +118,6 @@ def _close(native, original):
     assert native["loss"] == pytest.approx(original["loss"], rel=1e-4)
 
 
-def _returning(evaluate, scope):
-    """`model.evaluate` that also keeps its result in `scope["evaluated"]`."""
-
-    def wrapped(*args, **kwargs):
-        scope["evaluated"] = evaluate(*args, **kwargs)
-        return scope["evaluated"]
-
-    return wrapped
-
-
 def _events(directory):
     """{(tag, step): value} of the event files in `directory` (None for non-scalars)."""
     found = {}
@@ -147,14 +137,11 @@ def test_to_native_keras_runs_as_written_and_keeps_the_estimators_numbers(tmp_pa
     program, *native, from_model_to_estimator = _runnable("to_native_keras.md")
     scope = {"tf": tf, "os": os, "x": x, "y": y, "model_dir": str(tmp_path / "model")}
     scope["export_base"] = str(tmp_path / "export")
-    exec(program, scope)
+    _exec(program, scope)
     original = scope["estimator"].evaluate(scope["input_fn"])
     assert os.listdir(tmp_path / "model" / "export" / "best")
-    for block in native:
-        if "load_checkpoint(model_dir)" in block:
-            scope["model"].evaluate = _returning(scope["model"].evaluate, scope)
-        exec(block, scope)
-    _close(scope["evaluated"], original)
+    *_, evaluated = [_exec(block, scope) for block in native]  # Step 6 evaluates last
+    _close(evaluated, original)
     served = tf.saved_model.load(os.path.join(scope["export_base"], "1"))
     assert served.signatures["serving_default"](x=tf.constant(x))["probabilities"].shape == (64, 3)
     latest = sorted(os.listdir(os.path.join(scope["export_base"], "latest")), key=int)
@@ -165,8 +152,6 @@ def test_to_native_keras_runs_as_written_and_keeps_the_estimators_numbers(tmp_pa
     assert {("logits", 1), ("logits", 11)} <= set(written)
     assert written["batch_loss", 10] > 0.1
     assert scope["model"].optimizer.epsilon == 1e-8
-
-    import keras
 
     def build_model():
         inputs = keras.Input(shape=(4,), name="x")
@@ -182,7 +167,7 @@ def test_to_native_keras_runs_as_written_and_keeps_the_estimators_numbers(tmp_pa
     original = estimator.evaluate(lambda: scope["input_fn"]().map(lambda f, label: (f["x"], label)))
     scope.update(build_model=build_model, estimator=estimator)
     scope["eval_ds"] = scope["input_fn"]().map(lambda f, label: (f["x"], label))
-    exec(from_model_to_estimator.replace("model.evaluate(", "evaluated = model.evaluate("), scope)
+    _exec(from_model_to_estimator.replace("model.evaluate(", "evaluated = model.evaluate("), scope)
     _close(scope["evaluated"], original)
     assert os.path.isfile(tmp_path / "model.keras")
 
