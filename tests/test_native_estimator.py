@@ -64,6 +64,32 @@ TF1_PROGRAM = textwrap.dedent(
     """
 )
 
+# A TF 1.x TPUEstimator program run off TPU, as `--use_tpu=False` ran it.
+TPU_PROGRAM = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    import tensorflow as tf
+
+    def model_fn(features, labels, mode, params):
+        w = tf.get_variable("w", [3, 1])
+        loss = tf.reduce_mean(tf.square(tf.matmul(features["x"], w) - labels))
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.train.get_global_step())
+        return tf.contrib.tpu.TPUEstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    def input_fn(params):
+        x, y = np.ones([8, 3], np.float32), np.ones([8, 1], np.float32)
+        return tf.data.Dataset.from_tensors(({"x": x}, y)).repeat(5)
+
+    config = tf.contrib.tpu.RunConfig(model_dir=sys.argv[1])
+    estimator = tf.contrib.tpu.TPUEstimator(
+        model_fn, config=config, use_tpu=False, train_batch_size=8)
+    estimator.train(input_fn, max_steps=5)
+    print("RESULT", estimator.get_variable_value("global_step"))
+    """
+)
+
 
 @pytest.mark.parametrize(
     "version, expected",
@@ -112,7 +138,11 @@ def _cli(*args, cwd):
 
 
 @needs_native
-@pytest.mark.parametrize("tf1, source", [(False, PROGRAM), (True, TF1_PROGRAM)], ids=["tf2", "tf1"])
+@pytest.mark.parametrize(
+    "tf1, source",
+    [(False, PROGRAM), (True, TF1_PROGRAM), (True, TPU_PROGRAM)],
+    ids=["tf2", "tf1", "tf1-contrib-tpu"],
+)
 def test_run_runs_a_program_on_the_native_estimator(tmp_path, tf1, source):
     (tmp_path / "job.py").write_text(source)
     args = ["run", "--tf1", "job.py"] if tf1 else ["run", "job.py"]
