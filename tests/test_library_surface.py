@@ -30,12 +30,46 @@ def test_a_ctr_library_trains_evaluates_and_exports_as_on_the_original(paths, tm
     cases = helpers.module_from_file(_CASES, "library_surface_cases")
     result = cases.run(tf, paths, str(tmp_path / "model"))
     expected = helpers.fixture_expected("library_surface")
+    expected.pop("factory_heads")
+    expected.pop("head_losses")
     helpers.assert_metrics_match(result.pop("metrics"), expected.pop("metrics"))
     np.testing.assert_allclose(result.pop("dnn_kernel"), expected.pop("dnn_kernel"), atol=1e-5)
     np.testing.assert_allclose(
         result.pop("first_probability"), expected.pop("first_probability"), atol=1e-5
     )
     assert result == expected
+
+
+@pytest.mark.slow
+def test_tf1_heads_from_the_private_factories_train_as_on_the_original(tmp_path):
+    cases = helpers.module_from_file(_CASES, "library_surface_cases")
+    result = cases.factory_heads(tf, "tensorflow.python.estimator", str(tmp_path))
+    expected = helpers.fixture_expected("library_surface")["factory_heads"]
+    assert sorted(result) == sorted(expected)
+    for case, seen in result.items():
+        helpers.assert_metrics_match(seen["metrics"], expected[case]["metrics"])
+        # Batch norm's moving mean moves only if the head ran the graph's UPDATE_OPS.
+        for name in ("moving_mean", "kernel"):
+            np.testing.assert_allclose(seen[name], expected[case][name], atol=1e-5, err_msg=case)
+
+
+def test_tf1_heads_create_the_originals_loss_spec():
+    cases = helpers.module_from_file(_CASES, "library_surface_cases")
+    result = cases.head_losses(tf, "tensorflow.python.estimator")
+    expected = helpers.fixture_expected("library_surface")["head_losses"]
+    for case, parts in expected.items():
+        for field, value in parts.items():
+            seen = np.broadcast_to(result[case][field], np.shape(value))  # weights may be 1.0
+            np.testing.assert_allclose(seen, value, rtol=1e-6, err_msg=f"{case} {field}")
+
+
+def test_the_factories_heads_are_tf1_heads():
+    from tensorflow.python.estimator.canned import head as head_lib
+
+    head = head_lib._binary_logistic_or_multi_class_head(3, None, None, "weighted_sum")
+    assert isinstance(head, head_lib._Head)
+    assert isinstance(head, head_lib._MultiClassHeadWithSoftmaxCrossEntropyLoss)
+    assert head_lib._regression_head(label_dimension=2).logits_dimension == 2
 
 
 def _model_fn(features, labels, mode):
@@ -190,7 +224,7 @@ def test_every_library_name_resolves_or_names_itself():
                     continue
                 provided += 1
                 assert getattr(loaded, name) is estimator_modules.resolve(module, name)
-    assert provided >= 2 * 13
+    assert provided >= 2 * 20
 
 
 @pytest.mark.parametrize("outer", ["v1", "v2"])

@@ -8,6 +8,11 @@ turns a subclass's `_create_tpu_estimator_spec` into an `EstimatorSpec`.
 As in the original, nothing is enforced when a subclass is defined (its
 `abc.ABCMeta` was a Python 2 spelling that Python 3 ignores): a missing piece
 raises `NotImplementedError` when it is called.
+
+Libraries also built TF1's own heads with the private factories
+(`_binary_logistic_or_multi_class_head`, `_regression_head`, ...) and called
+`create_estimator_spec(optimizer=...)` without naming the variables: these
+are the `tf.compat.v1` canned estimators' heads, taking that call.
 """
 
 from __future__ import annotations
@@ -15,6 +20,12 @@ from __future__ import annotations
 import collections
 
 import tensorflow as tf
+
+from tfestimator_compat.head import head_utils
+from tfestimator_compat.head.v1_heads import SUM
+from tfestimator_compat.head.v1_heads import BinaryClassHeadV1
+from tfestimator_compat.head.v1_heads import MultiClassHeadV1
+from tfestimator_compat.head.v1_heads import RegressionHeadV1
 
 # The signature keys TF1's heads exported under.
 DEFAULT_SERVING_KEY = tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY
@@ -102,3 +113,115 @@ class Head:
         regularization_losses=None,
     ):
         raise NotImplementedError("TPUEstimatorSpec not available for this model head.")
+
+
+class _TF1Call:
+    """Takes TF1's `create_estimator_spec` call: an optimizer trains every trainable
+    variable, and the graph's `UPDATE_OPS` (batch norm's) run with the train op."""
+
+    def create_estimator_spec(
+        self,
+        features,
+        mode,
+        logits,
+        labels=None,
+        optimizer=None,
+        train_op_fn=None,
+        regularization_losses=None,
+    ):
+        trainable = tf.compat.v1.trainable_variables() if optimizer is not None else None
+        return super().create_estimator_spec(
+            features,
+            mode,
+            logits,
+            labels=labels,
+            optimizer=optimizer,
+            trainable_variables=trainable,
+            train_op_fn=train_op_fn,
+            update_ops=tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS),
+            regularization_losses=regularization_losses,
+        )
+
+    def create_loss(self, features, mode, logits, labels):
+        """TF1's `LossSpec`: reduced loss, per-example loss, weights, processed labels."""
+        logits = head_utils.check_logits(logits, self.logits_dimension)
+        processed = self._processed_labels(logits, labels)
+        unreduced, weights = self._unweighted_loss_and_weights(logits, processed, features)
+        return LossSpec(self._reduce_loss(unreduced, weights), unreduced, weights, processed)
+
+
+class BinaryLogisticHead(_TF1Call, BinaryClassHeadV1, Head):
+    """TF1's binary head (`_BinaryLogisticHeadWithSigmoidCrossEntropyLoss`)."""
+
+    def __init__(
+        self,
+        weight_column=None,
+        thresholds=None,
+        label_vocabulary=None,
+        loss_reduction=SUM,
+        loss_fn=None,
+        name=None,
+    ):
+        super().__init__(weight_column, thresholds, label_vocabulary, loss_reduction, loss_fn, name)
+
+
+class MultiClassHead(_TF1Call, MultiClassHeadV1, Head):
+    """TF1's multi-class head (`_MultiClassHeadWithSoftmaxCrossEntropyLoss`)."""
+
+    def __init__(
+        self,
+        n_classes,
+        weight_column=None,
+        label_vocabulary=None,
+        loss_reduction=SUM,
+        loss_fn=None,
+        name=None,
+    ):
+        super().__init__(n_classes, weight_column, label_vocabulary, loss_reduction, loss_fn, name)
+
+
+class RegressionHead(_TF1Call, RegressionHeadV1, Head):
+    """TF1's regression head (`_RegressionHeadWithMeanSquaredErrorLoss`)."""
+
+    def __init__(
+        self,
+        label_dimension,
+        weight_column=None,
+        loss_reduction=SUM,
+        loss_fn=None,
+        inverse_link_fn=None,
+        name=None,
+    ):
+        super().__init__(
+            label_dimension, weight_column, loss_reduction, loss_fn, inverse_link_fn, name
+        )
+
+
+def regression_head(
+    weight_column=None,
+    label_dimension=1,
+    loss_reduction=SUM,
+    loss_fn=None,
+    inverse_link_fn=None,
+    name=None,
+):
+    """TF1's `_regression_head`: mean squared error, summed over the batch by default."""
+    return RegressionHead(
+        label_dimension, weight_column, loss_reduction, loss_fn, inverse_link_fn, name
+    )
+
+
+def binary_logistic_or_multi_class_head(n_classes, weight_column, label_vocabulary, loss_reduction):
+    """TF1's `_binary_logistic_or_multi_class_head`: binary for 2 classes."""
+    if n_classes == 2:
+        return BinaryLogisticHead(
+            weight_column=weight_column,
+            label_vocabulary=label_vocabulary,
+            loss_reduction=loss_reduction,
+        )
+    return MultiClassHead(
+        n_classes,
+        weight_column=weight_column,
+        label_vocabulary=label_vocabulary,
+        loss_reduction=loss_reduction,
+    )
