@@ -211,6 +211,19 @@ def test_a_private_name_the_shim_lacks_names_itself_and_the_guide():
     assert "replacements.md#private-modules-and-names-libraries-use" in message
 
 
+def test_every_private_name_of_the_original_is_known_and_a_typo_is_not():
+    # Private names the survey did not list come from 2.15 (make_estimator_modules.py).
+    with pytest.raises(NotProvidedError, match="private-modules-and-names-libraries-use"):
+        from tensorflow_estimator.python.estimator.training import _TrainingExecutor  # noqa: F401
+    with pytest.raises(ImportError) as typo:
+        from tensorflow.python.estimator.canned.head import _Haed  # noqa: F401
+    assert not isinstance(typo.value, NotProvidedError)
+    assert (
+        "_check_dense_labels_match_logits_and_reshape"
+        in estimator_modules.private_names()["canned.head"]
+    )
+
+
 def test_every_library_name_resolves_or_names_itself():
     provided = 0
     for module, names in estimator_modules.library_names().items():

@@ -287,12 +287,13 @@ def _estimator_module(path: str, prefix: str, relative: str) -> Symbol:
                 f"the public tf.estimator names it held; the shim registers {prefix}.* as aliases",
                 guide_link("estimator-package-imports"),
             )
-        if parts[end] in estimator_modules.library_names().get(module, {}):
-            return _library_name(f"{prefix}.{module}.{parts[end]}", module, parts[end])
-        origin = names.get(module, {}).get(parts[end])
-        if origin is not None and estimator_modules.provides(module, parts[end]):
+        name = parts[end]
+        if name.startswith("_") or name in estimator_modules.library_names().get(module, {}):
+            return _library_name(f"{prefix}.{module}.{name}", module, name)
+        origin = names.get(module, {}).get(name)
+        if origin is not None and estimator_modules.provides(module, name):
             return Symbol(
-                f"{prefix}.{module}.{parts[end]}",
+                f"{prefix}.{module}.{name}",
                 SUPPORTED,
                 _public_spelling(origin),
                 guide_link("estimator-package-imports"),
@@ -303,7 +304,8 @@ def _estimator_module(path: str, prefix: str, relative: str) -> Symbol:
 
 
 def _library_name(path: str, module: str, name: str) -> Symbol:
-    """A name libraries imported from the original's modules (`canned.head._Head`)."""
+    """A private name of the original's modules (`canned.head._Head`), or another
+    that libraries imported and the generated table cannot place."""
     status, anchor, replacement = LIBRARY_NAME_MISSING
     if estimator_modules.provides(module, name):
         status, replacement = SUPPORTED, "the shim's equivalent, under the original's name"

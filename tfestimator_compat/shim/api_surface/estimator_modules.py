@@ -16,7 +16,8 @@ TensorFlow (`util.fn_args`), and names it cannot place (the shim's object has
 another name in another module). `library_names.json`, written by hand from a
 survey of public code, lists them per module with the shim's object for each
 (`"package.module:attribute"`), or null where the shim lacks it; its entries
-win over the generated table's.
+win over the generated table's. Any other private name of the original's
+(`estimator_private_names.json`, generated too) raises `NotProvidedError`.
 """
 
 from __future__ import annotations
@@ -52,9 +53,20 @@ def library_names() -> dict:
         return json.load(f)
 
 
+@functools.cache
+def private_names() -> dict:
+    """`{module: [name, ...]}`: every private name the original's modules held (generated)."""
+    with open(os.path.join(_HERE, "estimator_private_names.json")) as f:
+        return {module: frozenset(names) for module, names in json.load(f).items()}
+
+
 def known(module: str, name: str) -> bool:
-    """Whether the original's `module` had `name`, as far as either table knows."""
-    return name in original_names().get(module, {}) or name in library_names().get(module, {})
+    """Whether the original's `module` had `name`, as far as the tables know."""
+    return (
+        name in original_names().get(module, {})
+        or name in library_names().get(module, {})
+        or name in private_names().get(module, ())
+    )
 
 
 def resolve(module: str, name: str):
