@@ -177,6 +177,19 @@ def test_session_config_is_the_configs_or_the_originals_default():
     assert (given.inter_op_parallelism_threads, given.allow_soft_placement) == (2, False)
 
 
+def test_a_subclass_sets_session_config_after_init_not_before():
+    class Configured(tf.estimator.Estimator):
+        def __init__(self, before, after):
+            self._session_config = before  # `__init__` replaces it, as in the original
+            super().__init__(_model_fn)
+            assert self._session_config.allow_soft_placement
+            self._session_config = after
+
+    after = tf.compat.v1.ConfigProto(allow_soft_placement=False)
+    estimator = Configured(tf.compat.v1.ConfigProto(), after)
+    assert estimator._session_config is after
+
+
 def test_a_subclass_builds_its_own_graph_with_the_private_methods():
     estimator = tf.estimator.Estimator(_model_fn)
     with tf.Graph().as_default() as graph:

@@ -78,7 +78,9 @@ class EstimatorInternals:
         """A subclass's new `RunConfig` is the one the next calls use, but for its
         `model_dir`: as in the original, only `_model_dir` moves the files."""
         current = self.__dict__.get("_run_config")
-        if current is not None and config.model_dir != current.model_dir:
+        if current is None:  # `__init__`, which set `_session_config` from it in the original
+            self.__dict__.pop("_chosen_session_config", None)
+        elif config.model_dir != current.model_dir:
             config = config.replace(model_dir=current.model_dir)
         self._use_config(config)
 
