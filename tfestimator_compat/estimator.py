@@ -40,6 +40,7 @@ from tfestimator_compat.engine.tracing import fn_args
 from tfestimator_compat.engine.tracing.eager import in_eager_mode
 from tfestimator_compat.engine.tracing.model_fn_graph import ModelFnGraph
 from tfestimator_compat.engine.tracing.model_fn_graph import placeholder_inputs
+from tfestimator_compat.estimator_internals import EstimatorInternals
 from tfestimator_compat.export import graph_saved_model
 from tfestimator_compat.export import saved_model as export_lib
 from tfestimator_compat.export.saved_model import ReceiverInputs
@@ -54,7 +55,7 @@ _RESTORE_ATTEMPTS = 20
 _VALID_MODEL_FN_ARGS = {"features", "labels", "mode", "params", "self", "config"}
 
 
-class Estimator:
+class Estimator(EstimatorInternals):
     """Trains, evaluates and predicts with a `model_fn`, as `tf.estimator.Estimator`.
 
     Args:

@@ -7,7 +7,8 @@ this package's API everywhere legacy code looks for it:
   with `tf.estimator.export` and `tf.estimator.experimental`;
 - `tf.compat.v1.estimator`, with the V1 canned estimators (`canned.v1`), also
   `inputs`, on both the `tf.compat.v1` attribute
-  and the `tensorflow.compat.v1` module (`import tensorflow.compat.v1 as tf`);
+  and the `tensorflow.compat.v1` module (`import tensorflow.compat.v1 as tf`),
+  and as `tf.compat.v2.compat.v1.estimator`;
 - the old package: `import tensorflow_estimator`, `tensorflow_estimator.estimator`;
 - `tf.keras.estimator.model_to_estimator`, once the package provides it;
 - a working `tf.compat.v1.layers`, once the package provides it;
@@ -69,6 +70,9 @@ def install(package: types.ModuleType, force: bool = False) -> Optional[types.Mo
     _register("tensorflow.estimator", v2)
     _register("tensorflow.compat.v2.estimator", v2)
     _register("tensorflow.compat.v1.estimator", v1)
+    for outer in ("v1", "v2"):  # `import tensorflow.compat.v2.compat.v1.estimator`
+        _register(f"tensorflow.compat.{outer}.compat.v2.estimator", v2)
+        _register(f"tensorflow.compat.{outer}.compat.v1.estimator", v1)
     _register("tensorflow_estimator.estimator", v1)
     legacy = _namespace("tensorflow_estimator", "The tensorflow_estimator package, as before.")
     legacy.estimator = v1
@@ -161,10 +165,11 @@ def _compat_modules():
         found[version].append(tf_internals.loaded_compat_api_module(version))
         found[version].append(importlib.import_module(f"tensorflow.compat.{version}"))
         found[version].append(getattr(tf.compat, version))
-    for version in found:  # `tf.compat.v1.compat.v1`, which TF 1.15 code reached too
-        found[version] += [
-            getattr(getattr(v1, "compat", None), version, None) for v1 in found["v1"]
-        ]
+    # `tf.compat.v1.compat.v1` (TF 1.15 code reached it) and `tf.compat.v2.compat.v1`
+    # (code written for both TF 1.15 and 2.x), and their `compat.v2` twins.
+    outer = found["v1"] + found["v2"]
+    for version in found:
+        found[version] += [getattr(getattr(api, "compat", None), version, None) for api in outer]
     return _unique(found["v1"]), _unique(found["v2"])
 
 
