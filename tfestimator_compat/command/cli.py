@@ -17,6 +17,7 @@ from tfestimator_compat.shim import auto_enable
 
 _PROG = "tfestimator-compat"
 _RUN_OPTIONS_WITH_VALUE = ("--output",)
+_RUN_FLAGS = ("--tf1",)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -31,8 +32,8 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Run PROGRAM as `python PROGRAM ARGS...` would, with tf.estimator available. "
             "A .ipynb notebook runs on a Jupyter kernel with the shim active (the "
-            "`notebook` extra), cell by cell. Options go before PROGRAM; "
-            "everything after it is the program's."
+            "`notebook` extra), cell by cell. Options go before PROGRAM (before or after "
+            "a notebook); everything else after it is the program's."
         ),
     )
     run.add_argument(
@@ -68,7 +69,8 @@ def _parser() -> argparse.ArgumentParser:
 def _split_run(argv: List[str]) -> Tuple[List[str], List[str]]:
     """`run`'s own options up to the program path, and the program's arguments.
 
-    Everything after the program path belongs to the program, even `--help`.
+    Everything after a program's path belongs to the program, even `--help`;
+    after a notebook's, `run`'s own options are still taken (`_notebook_options`).
     """
     index = 1
     while index < len(argv):
@@ -78,9 +80,37 @@ def _split_run(argv: List[str]) -> Tuple[List[str], List[str]]:
             index += 2
             continue
         if not argv[index].startswith("-"):
+            if argv[index].endswith(".ipynb"):
+                return _notebook_options(argv[: index + 1], argv[index + 1 :])
             return argv[: index + 1], argv[index + 1 :]
         index += 1
     return argv, []
+
+
+def _notebook_options(own: List[str], after: List[str]) -> Tuple[List[str], List[str]]:
+    """`run`'s options found after a notebook, kept for `run`; the rest are the notebook's.
+
+    A notebook is opened, not typed after a command, so `run nb.ipynb --output
+    out.ipynb` means the option. Its cells still see the other arguments in
+    `sys.argv`, and all of those after a `--`.
+    """
+    options, args = [], []
+    index = 0
+    while index < len(after):
+        arg = after[index]
+        if arg == "--":
+            args += after[index + 1 :]
+            break
+        if arg in _RUN_OPTIONS_WITH_VALUE:
+            options += after[index : index + 2]
+            index += 2
+            continue
+        if arg in _RUN_FLAGS or arg.partition("=")[0] in _RUN_OPTIONS_WITH_VALUE:
+            options.append(arg)
+        else:
+            args.append(arg)
+        index += 1
+    return [*own, *options], args
 
 
 def main(argv: Optional[List[str]] = None) -> int:
