@@ -101,3 +101,92 @@ def test_without_the_extra_cells_run_in_process_and_say_so(tmp_path):
         text=True,
     )
     assert with_output.returncode == 2
+
+
+TRAIN_WITH_A_LOGGING_HOOK = """\
+import numpy as np
+
+def model_fn(features, labels, mode):
+    w = tf.compat.v1.get_variable("w", [2, 1])
+    loss = tf.compat.v1.losses.mean_squared_error(labels, tf.matmul(features["x"], w))
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    hook = tf.compat.v1.train.LoggingTensorHook({"hook_loss": loss}, every_n_iter=1)
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=[hook])
+
+def input_fn():
+    x, y = np.ones((8, 2), np.float32), np.ones((8, 1), np.float32)
+    return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(4)
+
+config = tf.estimator.RunConfig(log_step_count_steps=1)
+tf.estimator.Estimator(model_fn, "model", config=config).train(input_fn, steps=3)
+"""
+
+
+def _stream_lines(cell, name):
+    texts = [output["text"] for output in cell["outputs"] if output.get("name") == name]
+    return "".join("".join(text) for text in texts).splitlines()
+
+
+@pytest.mark.slow
+def test_tensorflow_logs_reach_the_cell_that_logs_them(tmp_path):
+    """TF's logger under Jupyter: INFO, to the kernel's stdout, so into the running cell.
+
+    Recorded on the original (TF 2.15.1 + estimator 2.15.0 on an ipykernel, no
+    `set_verbosity` call): the training cell showed 22 `INFO:tensorflow:` lines on
+    its stdout stream, among them the 3 `loss = ..., step = N` lines and the 3
+    `hook_loss = ...` lines, and the logger was at level 20 with one handler.
+    """
+    notebook = write_notebook(
+        tmp_path / "logs.ipynb",
+        "import tensorflow as tf\nprint('level', tf.get_logger().level)",
+        TRAIN_WITH_A_LOGGING_HOOK,
+        "tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.WARN)\n"
+        "tf.compat.v1.logging.info('hidden')\ntf.compat.v1.logging.warning('after WARN')",
+    )
+    executed = tmp_path / "executed.ipynb"
+    result = run([notebook, "--output", executed])
+    assert result.returncode == 0, report(result)
+    cells = json.loads(executed.read_text())["cells"]
+    assert "level 20" in _stream_lines(cells[1], "stdout")
+    train_lines = _stream_lines(cells[2], "stdout")
+    info = [line for line in train_lines if line.startswith("INFO:tensorflow:")]
+    assert len([line for line in info if ", step = " in line]) == 3, train_lines
+    assert len([line for line in info if "hook_loss = " in line]) == 3, train_lines
+    assert not [line for line in _stream_lines(cells[2], "stderr") if "INFO:tensorflow" in line]
+    assert _stream_lines(cells[3], "stdout") == ["WARNING:tensorflow:after WARN"]
+    assert result.stdout.count("hook_loss = ") == 3, "each line once on the console"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("order", ["options first", "options after the notebook"])
+def test_run_takes_its_options_before_or_after_a_notebook(tmp_path, order):
+    notebook = write_notebook(tmp_path / "argv.ipynb", "import sys\nprint('argv', sys.argv[1:])")
+    executed = tmp_path / "executed.ipynb"
+    options = ["--output", executed]
+    args = (
+        [*options, notebook, "an-arg"]
+        if order == "options first"
+        else [notebook, "an-arg", *options]
+    )
+    result = run(args)
+    assert result.returncode == 0, report(result)
+    assert "argv ['an-arg']" in result.stdout
+    assert executed.exists(), "--output wrote the executed notebook"
+
+
+def test_run_options_after_a_notebook_are_runs_and_the_rest_its_argv():
+    from tfestimator_compat.command import cli
+
+    assert cli._split_run(["run", "nb.ipynb", "a", "--output", "o.ipynb", "--tf1"]) == (
+        ["run", "nb.ipynb", "--output", "o.ipynb", "--tf1"],
+        ["a"],
+    )
+    assert cli._split_run(["run", "nb.ipynb", "--output=o.ipynb", "--", "--tf1"]) == (
+        ["run", "nb.ipynb", "--output=o.ipynb"],
+        ["--tf1"],
+    )
+    assert cli._split_run(["run", "p.py", "--output", "o.ipynb"]) == (
+        ["run", "p.py"],
+        ["--output", "o.ipynb"],
+    ), "a program's arguments stay the program's"

@@ -113,10 +113,8 @@ def _kernel_manager(tf1):
     from jupyter_client.kernelspec import KernelSpec
     from jupyter_client.kernelspec import KernelSpecManager
 
-    argv = [sys.executable, "-m", "tfestimator_compat.command.kernel_launcher"]
-    argv += ["--tf1"] if tf1 else []
     spec = KernelSpec(
-        argv=[*argv, "-f", "{connection_file}"],
+        argv=kernel_launcher.kernel_argv(tf1),
         display_name="Python (tfestimator-compat)",
         language="python",
     )
