@@ -190,3 +190,65 @@ def test_run_options_after_a_notebook_are_runs_and_the_rest_its_argv():
         ["run", "p.py"],
         ["--output", "o.ipynb"],
     ), "a program's arguments stay the program's"
+
+
+CLASHING_PORT = """\
+import socket
+import sys
+
+from jupyter_client.connect import LocalPortCache
+
+from tfestimator_compat.command.cli import main
+
+# Another process holds the first port Jupyter hands the kernel, as when it took
+# the port between Jupyter closing its probe socket and the kernel binding it.
+busy = socket.socket()
+busy.bind(("127.0.0.1", 0))
+busy.listen()
+cache = LocalPortCache.instance()
+free_port = cache.find_available_port
+handed = []
+
+def first_one_busy(ip):
+    port = busy.getsockname()[1] if not handed else free_port(ip)
+    handed.append(port)
+    return port
+
+cache.find_available_port = first_one_busy
+status = main(["run", sys.argv[1]])
+print("busy port handed out:", handed.count(busy.getsockname()[1]))
+sys.exit(status)
+"""
+
+
+@pytest.mark.slow
+def test_a_port_taken_before_the_kernel_binds_it_is_retried_on_new_ports(tmp_path):
+    notebook = write_notebook(tmp_path / "ports.ipynb", "print('ran', 6 * 7)")
+    result = subprocess.run(
+        [sys.executable, "-c", CLASHING_PORT, str(notebook)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
+        timeout=600,
+    )
+    assert result.returncode == 0, report(result)
+    assert "ran 42" in result.stdout
+    assert "busy port handed out: 1" in result.stdout, "the clash happened"
+    assert "Traceback" not in result.stderr, report(result)
+
+
+@pytest.mark.slow
+def test_a_kernel_that_cannot_start_is_one_line_and_exit_1(tmp_path):
+    # A module of the notebook's folder that shadows one the kernel needs: the
+    # kernel starts there, with that folder first on its path, as under Jupyter.
+    (tmp_path / "zmq.py").write_text("raise ImportError('a zmq.py beside the notebook')\n")
+    notebook = write_notebook(tmp_path / "shadowed.ipynb", "print('never ran')")
+    result = run([notebook])
+    assert result.returncode == 1, report(result)
+    assert "never ran" not in result.stdout
+    assert "Traceback" not in result.stderr, report(result)
+    ours = [line for line in result.stderr.splitlines() if "tfestimator-compat" in line]
+    assert ours == [
+        f"tfestimator-compat: {notebook}: the Jupyter kernel did not start: "
+        "ImportError: a zmq.py beside the notebook"
+    ], report(result)
