@@ -132,10 +132,13 @@ def _stream_lines(cell, name):
 def test_tensorflow_logs_reach_the_cell_that_logs_them(tmp_path):
     """TF's logger under Jupyter: INFO, to the kernel's stdout, so into the running cell.
 
-    Recorded on the original (TF 2.15.1 + estimator 2.15.0 on an ipykernel, no
-    `set_verbosity` call): the training cell showed 22 `INFO:tensorflow:` lines on
+    Recorded on the original (2026-12-05: this notebook's first two cells, through
+    nbclient, on an ipykernel run by /work/ref215's Python, TF 2.15.1 + estimator
+    2.15.0, with the main venv's site-packages appended to its sys.path for
+    ipykernel): with no `set_verbosity` call the logger was at level 20 with one
+    handler on stdout, and the training cell showed 22 `INFO:tensorflow:` lines on
     its stdout stream, among them the 3 `loss = ..., step = N` lines and the 3
-    `hook_loss = ...` lines, and the logger was at level 20 with one handler.
+    `hook_loss = ...` lines. (The other kinds are the loop's, not the kernel's.)
     """
     notebook = write_notebook(
         tmp_path / "logs.ipynb",
