@@ -255,3 +255,31 @@ def test_a_kernel_that_cannot_start_is_one_line_and_exit_1(tmp_path):
         f"tfestimator-compat: {notebook}: the Jupyter kernel did not start: "
         "ImportError: a zmq.py beside the notebook"
     ], report(result)
+
+
+@pytest.mark.slow
+def test_the_command_leaves_tensorflow_to_the_kernel(tmp_path):
+    """Entered as the console script does (the package without its `__init__`),
+    `run NB.ipynb` imports TensorFlow once, in the kernel, not also in its own process."""
+    notebook = write_notebook(
+        tmp_path / "tf.ipynb", "import tensorflow as tf\nprint('mode', tf.estimator.ModeKeys.TRAIN)"
+    )
+    script = (
+        "import importlib.util, sys\n"
+        "spec = importlib.util.find_spec('tfestimator_compat')\n"
+        "sys.modules['tfestimator_compat'] = importlib.util.module_from_spec(spec)\n"
+        "from tfestimator_compat.command.cli import main\n"
+        f"status = main(['run', {str(notebook)!r}])\n"
+        "print('tensorflow in the command:', 'tensorflow' in sys.modules)\n"
+        "sys.exit(status)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
+        timeout=600,
+    )
+    assert result.returncode == 0, report(result)
+    assert "mode train" in result.stdout
+    assert "tensorflow in the command: False" in result.stdout

@@ -7,6 +7,7 @@
 """
 
 import argparse
+import os
 import sys
 from typing import List
 from typing import Optional
@@ -120,6 +121,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     if argv and argv[0] == "run":
         argv, program_args = _split_run(argv)
     options = _parser().parse_args(argv)
+    if options.command == "run" and _runs_on_a_kernel(options.program):
+        from tfestimator_compat.command import notebook_kernel
+
+        return notebook_kernel.run_notebook(
+            options.program, program_args, output=options.output, tf1=options.tf1
+        )
     if options.command == "run":
         from tfestimator_compat.command.runner import run_program
 
@@ -127,6 +134,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     if options.command == "check":
         return check.run_check(options)
     return _hook_command(options.command, options.site_dir)
+
+
+def _runs_on_a_kernel(program: str) -> bool:
+    """A notebook for a Jupyter kernel: the kernel imports TensorFlow and the shim, not `run`.
+
+    Importing them here too would cost a second TensorFlow start-up before the
+    kernel even starts.
+    """
+    from tfestimator_compat.command import notebook_kernel
+
+    return program.endswith(".ipynb") and os.path.isfile(program) and notebook_kernel.available()
 
 
 def _hook_command(command: str, site_dir: Optional[str]) -> int:
