@@ -10,7 +10,9 @@ Times, each in fresh processes, best of `--rounds`:
 - first TF cell: the same start, plus running `import tensorflow as tf`
   (and `tf.estimator`, but on the plain kernel) in the kernel: when a
   notebook's first TensorFlow cell is done;
-- `run NOTEBOOK.ipynb`: the whole command, for a notebook of that one cell.
+- `tfestimator-compat run NB.ipynb` (`python -m tfestimator_compat_command`,
+  what the console script runs): the whole command, for a notebook of that
+  one cell.
 
 Each round runs every case once, so load on a shared machine falls on all
 of them alike.
@@ -96,8 +98,8 @@ def one_round(notebook):
     for label, argv in KERNELS.items():
         cell = FIRST_CELL if "ipykernel_launcher" in argv else FIRST_CELL + CHECK_SHIM
         times[label] = kernel_seconds(argv, cell)
-    run = [sys.executable, "-m", "tfestimator_compat", "run", notebook]
-    times["python -m tfestimator_compat run NB.ipynb (that cell)"] = (None, process_seconds(run))
+    run = [sys.executable, "-m", "tfestimator_compat_command", "run", notebook]
+    times["tfestimator-compat run NB.ipynb (that cell)"] = (None, process_seconds(run))
     return times
 
 
