@@ -22,6 +22,7 @@ from tfestimator_compat.engine.distributed import distribution
 from tfestimator_compat.engine.distributed import parameter_servers
 from tfestimator_compat.engine.distributed import session_config
 from tfestimator_compat.engine.inputs.input_fn import call_input_fn
+from tfestimator_compat.engine.loop import progress
 from tfestimator_compat.engine.loop import stop_signal
 from tfestimator_compat.engine.loop.chunks import MAX_STEPS_PER_CALL
 from tfestimator_compat.engine.loop.chunks import ChunkRequest
@@ -269,8 +270,11 @@ class Estimator:
         # The original's checkpoint saver hook began first, beginning the listeners.
         for listener in listeners:
             listener.begin()
+        if saving and config.is_chief:
+            _logging.info("Create CheckpointSaverHook.")
         runner.begin()
-        state.initialize(graph, latest)
+        with progress.creating_session():
+            state.initialize(graph, latest)
         if steps is not None:
             last_step = int(state.store.get("global_step").numpy()) + steps
         state.mark_trained()
@@ -349,28 +353,33 @@ class Estimator:
         state.store.reset_local_variables()
         all_hooks = hooks + list(spec.evaluation_hooks)
         runner = HookRunner(session_hooks(all_hooks), graph, inputs.session)
-        runner.begin()
-        if in_memory:
-            scaffold.check_in_memory(graph)
-        else:
-            checkpoint_path = state.initialize(graph, checkpoint_path, follow_latest)
-        updates = graph.fetchable(graph.metric_update_op)
-        callbacks = KerasCallbacks(keras_callbacks(all_hooks), model)
-        loop = EvaluationLoop(
-            runner=runner,
-            base_fetches={"loss": spec.loss, "updates": updates},
-            steps=steps,
-            callbacks=callbacks,
+        with progress.evaluation_run():
+            runner.begin()
+            with progress.creating_session():
+                if in_memory:
+                    scaffold.check_in_memory(graph)
+                else:
+                    checkpoint_path = state.initialize(graph, checkpoint_path, follow_latest)
+            updates = graph.fetchable(graph.metric_update_op)
+            callbacks = KerasCallbacks(keras_callbacks(all_hooks), model)
+            loop = EvaluationLoop(
+                runner=runner,
+                base_fetches={"loss": spec.loss, "updates": updates},
+                steps=steps,
+                callbacks=callbacks,
+            )
+            model.reset_eval_loss()
+            with inputs.reading():
+                runner.after_create_session()
+                callbacks.test_begin()
+                model.evaluate(inputs.dataset, verbose=0, callbacks=[loop])
+            metric_values = graph.value_function(graph.metric_values)()
+            results = graph.results(graph.metric_values, metric_values)
+            results["loss"] = np.float32(model.mean_eval_loss())
+            results["global_step"] = np.int64(graph.global_step.numpy())
+        event_files.write_eval_results(
+            self.eval_dir(name), results, checkpoint_path, graph.graph.as_graph_def
         )
-        model.reset_eval_loss()
-        with inputs.reading():
-            runner.after_create_session()
-            callbacks.test_begin()
-            model.evaluate(inputs.dataset, verbose=0, callbacks=[loop])
-        results = graph.results(graph.metric_values, graph.value_function(graph.metric_values)())
-        results["loss"] = np.float32(model.mean_eval_loss())
-        results["global_step"] = np.int64(graph.global_step.numpy())
-        event_files.write_eval_results(self.eval_dir(name), results, checkpoint_path)
         callbacks.test_end(results)
         return results
 
@@ -409,7 +418,10 @@ class Estimator:
         all_hooks = hooks + list(graph.spec.prediction_hooks)
         runner = HookRunner(session_hooks(all_hooks), graph, inputs.session)
         runner.begin()
-        state.initialize(graph, checkpoint_path, follow_latest)
+        with progress.creating_session():
+            state.initialize(graph, checkpoint_path, follow_latest)
+        # The original logged no progress here: a long prediction says it is alive.
+        alive = progress.BatchProgress("Prediction")
 
         def before_batch():
             model.request_chunk(
@@ -424,6 +436,7 @@ class Estimator:
             runner.after_create_session()
             for index, outputs in enumerate(batches):
                 stop = runner.after_step(outputs)
+                alive.advance(1)
                 evaluated = graph.results(predictions, outputs["predictions"])
                 callbacks.on_predict_batch_end(index, {"outputs": evaluated})
                 if not yield_single_examples:
@@ -588,7 +601,8 @@ class Estimator:
 
     def _traced(self, mode, inputs):
         """The model_fn traced for `mode` on `inputs`, and its Keras model (reused if it can be)."""
-        return self._model_state.traced(mode, inputs, lambda: self._trace(mode, inputs))
+        with progress.calling_model_fn():
+            return self._model_state.traced(mode, inputs, lambda: self._trace(mode, inputs))
 
     def _trace(self, mode, inputs):
         return ModelFnGraph(
