@@ -116,3 +116,37 @@ def test_progress_lines_are_the_originals_in_the_originals_order(tmp_path):
         tf.compat.v1.logging.set_verbosity(verbosity)
     expected = [_line_kind(line, original_dir.group(1)) for line in original]
     assert [_line_kind(line, str(tmp_path)) for line in handler.lines] == expected
+
+
+@pytest.mark.slow
+def test_a_graph_mode_program_gives_no_warning_the_original_did_not():
+    """Eager execution off, summaries, a `SummarySaverHook`, a classify export
+    fed floats: TensorFlow's notices about the traced graph's collections and
+    the left-out classify signature (INFO in the original) stay out of stderr."""
+    sys.path.insert(0, LOGS)
+    try:
+        import record_graph_mode_warnings as recorded
+    finally:
+        sys.path.remove(LOGS)
+    with open(os.path.join(LOGS, "graph_mode_warnings_tf215.txt")) as original:
+        original_kinds = set(original.read().splitlines())
+    lines = _stderr_lines([sys.executable, os.path.join(LOGS, "graph_mode_summaries.py")])
+    assert [line for line in lines if recorded.warning_kind(line) not in original_kinds] == []
+
+
+def test_an_evaluation_without_steps_says_it_is_alive_once_a_minute(caplog):
+    """The original logged no progress without `steps`; a long run says `[k]`."""
+    from tfestimator_compat.engine.loop import progress
+
+    now = [0.0]
+    alive = progress.BatchProgress("Evaluation", clock=lambda: now[0])
+    with caplog.at_level(logging.INFO, logger="tensorflow"):
+        alive.advance(30)
+        now[0] = progress.ALIVE_EVERY_SECS + 1
+        alive.advance(20)
+        alive.advance(5)
+        counted = progress.BatchProgress("Evaluation", steps=40)
+        counted.advance(40)
+    said = [record.getMessage() for record in caplog.records]
+    assert said[0] == "Evaluation [50]"
+    assert said[1:] == [f"Evaluation [{k}/40]" for k in range(4, 41, 4)]
