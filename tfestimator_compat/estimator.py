@@ -23,6 +23,7 @@ from tfestimator_compat.engine.distributed import parameter_servers
 from tfestimator_compat.engine.distributed import session_config
 from tfestimator_compat.engine.inputs.input_fn import call_input_fn
 from tfestimator_compat.engine.loop import progress
+from tfestimator_compat.engine.loop import step_errors
 from tfestimator_compat.engine.loop import stop_signal
 from tfestimator_compat.engine.loop.chunks import MAX_STEPS_PER_CALL
 from tfestimator_compat.engine.loop.chunks import ChunkRequest
@@ -142,6 +143,7 @@ class Estimator:
         if not self.latest_checkpoint():
             raise ValueError(f"Could not find trained model in model_dir: {self.model_dir}.")
 
+    @step_errors.raised_from_the_call
     @in_eager_mode
     def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
         """Trains until `steps` more steps, `max_steps` in all, or the end of input.
@@ -314,6 +316,7 @@ class Estimator:
                 model.fit(inputs.dataset, epochs=1, shuffle=False, verbose=0, callbacks=[loop])
         return loop.loss
 
+    @step_errors.raised_from_the_call
     @in_eager_mode
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
         """Evaluates on `steps` batches, or to the end of the input.
@@ -392,6 +395,7 @@ class Estimator:
         # Scaffold's saver first, which a refused one may not survive.
         scaffold.check_in_memory(self._trace(ModeKeys.EVAL, inputs))
 
+    @step_errors.raised_from_the_call
     @in_eager_mode
     def predict(
         self,
