@@ -8,6 +8,12 @@ import sys
 
 import pytest
 import tensorflow as tf
+from helpers import classifier_model_fn
+from helpers import dataset_input_fn
+from helpers import step_function_calls
+
+import tfestimator_compat as est
+from tfestimator_compat.engine.loop import progress
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAM = os.path.join(HERE, "fixtures", "logs", "train_and_evaluate_with_exporter.py")
@@ -51,6 +57,10 @@ def test_train_and_evaluate_with_exporters_logs_each_line_once():
     ):
         assert len(re.findall(expected, text)) == 1, expected
     assert len(re.findall(r"INFO:tensorflow:global_step/sec: [\d.]+", text)) == 2
+    # As the original (TF 2.15): once per train, evaluation and export.
+    assert text.count("INFO:tensorflow:Calling model_fn.") == 7
+    assert len(re.findall(r"INFO:tensorflow:Evaluation \[", text)) == 0
+    assert text.count("INFO:tensorflow:Finished evaluation at ") == 3
     for notice in _NOT_THE_USERS:
         assert notice not in text
 
@@ -136,8 +146,6 @@ def test_a_graph_mode_program_gives_no_warning_the_original_did_not():
 
 def test_an_evaluation_without_steps_says_it_is_alive_once_a_minute(caplog):
     """The original logged no progress without `steps`; a long run says `[k]`."""
-    from tfestimator_compat.engine.loop import progress
-
     now = [0.0]
     alive = progress.BatchProgress("Evaluation", clock=lambda: now[0])
     with caplog.at_level(logging.INFO, logger="tensorflow"):
@@ -150,3 +158,15 @@ def test_an_evaluation_without_steps_says_it_is_alive_once_a_minute(caplog):
     said = [record.getMessage() for record in caplog.records]
     assert said[0] == "Evaluation [50]"
     assert said[1:] == [f"Evaluation [{k}/40]" for k in range(4, 41, 4)]
+
+
+def test_an_evaluation_logs_each_progress_line_when_its_batch_is_done(model_dir, caplog):
+    """Steps run in chunks; a chunk ends where `Evaluation [k/N]` is due, so a
+    long evaluation shows its progress as it goes, not all at the end."""
+    estimator = est.Estimator(classifier_model_fn, model_dir=model_dir)
+    estimator.train(dataset_input_fn(repeat=True), steps=1)
+    with caplog.at_level(logging.INFO, logger="tensorflow"):
+        estimator.evaluate(dataset_input_fn(repeat=True), steps=40)
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Evaluation [")]
+    assert said == [f"Evaluation [{k}/40]" for k in range(4, 41, 4)]
+    assert step_function_calls(estimator, est.ModeKeys.EVAL) == 10

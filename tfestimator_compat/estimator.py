@@ -556,14 +556,15 @@ class Estimator:
     def _trace_for_export(self, mode, receiver_fn, checkpoint_path):
         """The model_fn traced on a receiver's features, with restored variables."""
         inputs = ReceiverInputs(receiver_fn, mode)
-        graph = ModelFnGraph(
-            self._model_fn,
-            mode,
-            inputs,
-            self._model_state.store,
-            self._params_for(mode, export=True),
-            self.config,
-        )
+        with progress.calling_model_fn():
+            graph = ModelFnGraph(
+                self._model_fn,
+                mode,
+                inputs,
+                self._model_state.store,
+                self._params_for(mode, export=True),
+                self.config,
+            )
         self._model_state.restore_from(graph, checkpoint_path)
         return graph, inputs.receiver
 

@@ -377,7 +377,9 @@ class EvaluationLoop(_StepLoop):
 
     def on_test_batch_begin(self, batch, logs=None):
         remaining = MAX_STEPS_PER_CALL if self._steps is None else self._steps - self.evaluated
-        self._prepare_call(min(MAX_STEPS_PER_CALL, remaining))
+        # A chunk ends where a progress line is due, so it is logged when due.
+        due = self._progress.batches_to_next_line() or MAX_STEPS_PER_CALL
+        self._prepare_call(min(MAX_STEPS_PER_CALL, remaining, due))
         self._callbacks.test_batch_begin(self.evaluated)
 
     def on_test_batch_end(self, batch, logs=None):

@@ -60,6 +60,13 @@ class BatchProgress:
         self._last_said = clock()
         self.done = 0
 
+    def batches_to_next_line(self):
+        """How many batches until a line is due (None when time decides), so a
+        chunk of steps can end there and the line comes when its batch is done."""
+        if self._steps is None:
+            return None
+        return self._every - self.done % self._every
+
     def advance(self, batches):
         """Counts `batches` more completed batches, logging what is due among them."""
         first, self.done = self.done + 1, self.done + batches
