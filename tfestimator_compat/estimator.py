@@ -356,30 +356,30 @@ class Estimator:
         state.store.reset_local_variables()
         all_hooks = hooks + list(spec.evaluation_hooks)
         runner = HookRunner(session_hooks(all_hooks), graph, inputs.session)
-        with progress.evaluation_run():
-            runner.begin()
-            with progress.creating_session():
-                if in_memory:
-                    scaffold.check_in_memory(graph)
-                else:
-                    checkpoint_path = state.initialize(graph, checkpoint_path, follow_latest)
-            updates = graph.fetchable(graph.metric_update_op)
-            callbacks = KerasCallbacks(keras_callbacks(all_hooks), model)
-            loop = EvaluationLoop(
-                runner=runner,
-                base_fetches={"loss": spec.loss, "updates": updates},
-                steps=steps,
-                callbacks=callbacks,
-            )
-            model.reset_eval_loss()
-            with inputs.reading():
-                runner.after_create_session()
-                callbacks.test_begin()
-                model.evaluate(inputs.dataset, verbose=0, callbacks=[loop])
-            metric_values = graph.value_function(graph.metric_values)()
-            results = graph.results(graph.metric_values, metric_values)
-            results["loss"] = np.float32(model.mean_eval_loss())
-            results["global_step"] = np.int64(graph.global_step.numpy())
+        started = progress.evaluation_started()
+        runner.begin()
+        with progress.creating_session():
+            if in_memory:
+                scaffold.check_in_memory(graph)
+            else:
+                checkpoint_path = state.initialize(graph, checkpoint_path, follow_latest)
+        updates = graph.fetchable(graph.metric_update_op)
+        callbacks = KerasCallbacks(keras_callbacks(all_hooks), model)
+        loop = EvaluationLoop(
+            runner=runner,
+            base_fetches={"loss": spec.loss, "updates": updates},
+            steps=steps,
+            callbacks=callbacks,
+        )
+        model.reset_eval_loss()
+        with inputs.reading():
+            runner.after_create_session()
+            callbacks.test_begin()
+            model.evaluate(inputs.dataset, verbose=0, callbacks=[loop])
+        results = graph.results(graph.metric_values, graph.value_function(graph.metric_values)())
+        results["loss"] = np.float32(model.mean_eval_loss())
+        results["global_step"] = np.int64(graph.global_step.numpy())
+        progress.evaluation_finished(started)
         event_files.write_eval_results(
             self.eval_dir(name), results, checkpoint_path, graph.graph.as_graph_def
         )

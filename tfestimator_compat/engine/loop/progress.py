@@ -33,13 +33,15 @@ def creating_session():
     _logging.info("Done running local_init_op.")
 
 
-@contextlib.contextmanager
-def evaluation_run():
-    """Around one evaluation, from the session's creation to the last batch."""
+def evaluation_started():
+    """Logs the start of an evaluation, before its variables are restored; returns its time."""
     _logging.info("Starting evaluation at %s", time.strftime("%Y-%m-%dT%H:%M:%S"))
-    start = time.time()
-    yield
-    _logging.info("Inference Time : %.5fs", time.time() - start)
+    return time.time()
+
+
+def evaluation_finished(started):
+    """Logs the end of the evaluation `evaluation_started` began, once its metrics are read."""
+    _logging.info("Inference Time : %.5fs", time.time() - started)
     _logging.info("Finished evaluation at %s", time.strftime("%Y-%m-%d-%H:%M:%S"))
 
 
