@@ -16,6 +16,7 @@ import inspect
 import linecache
 import os
 import re
+import sysconfig
 
 import keras
 import tensorflow as tf
@@ -26,17 +27,24 @@ _OP_SUFFIX = re.compile(r"\s*\[Op:__inference_[^\]]*\]\s*$")
 _TRACE_LINE = re.compile(
     r"^(Graph execution error:|Detected at node .*:|  File |<stack traces unavailable>)"
 )
-# Frames of these packages are not the program's.
+# Frames of this package, TensorFlow, Keras and Python's own modules are not the program's.
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _NOT_THE_PROGRAMS = tuple(
-    directory + os.sep
-    for directory in (_PACKAGE, *(os.path.dirname(m.__file__) for m in (tf, keras)))
+    os.path.join(directory, "")
+    for directory in (
+        _PACKAGE,
+        os.path.dirname(tf.__file__),
+        os.path.dirname(keras.__file__),
+        sysconfig.get_paths()["stdlib"],
+    )
 )
 _TOLD = "_tfestimator_compat_told"
 
 
 def told_from_the_graph(error, graph):
     """`error` (an `OpError` from running `graph`'s ops) re-made to say what failed first."""
+    if isinstance(error, tf.errors.OutOfRangeError):
+        return error  # the end of the input, which the loops expect
     lines = str(error.message).splitlines()
     while lines and (not lines[0].strip() or _TRACE_LINE.match(lines[0])):
         lines.pop(0)
@@ -45,9 +53,10 @@ def told_from_the_graph(error, graph):
     made_at = _program_line(graph, _NODE.findall(str(error.message)))
     if made_at is not None:
         message = f"{message}\n  The op was made at {made_at}"
-    if isinstance(error, tf.errors.OutOfRangeError):
-        return error  # the end of the input, which the loops expect
-    told = type(error)(error.node_def, error.op, message)
+    if type(error) is tf.errors.OpError:
+        told = tf.errors.OpError(error.node_def, error.op, message, error.error_code)
+    else:
+        told = type(error)(error.node_def, error.op, message)
     setattr(told, _TOLD, True)
     return told
 
