@@ -170,3 +170,13 @@ def test_an_evaluation_logs_each_progress_line_when_its_batch_is_done(model_dir,
     said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Evaluation [")]
     assert said == [f"Evaluation [{k}/40]" for k in range(4, 41, 4)]
     assert step_function_calls(estimator, est.ModeKeys.EVAL) == 10
+
+
+@pytest.mark.slow
+def test_a_tf1_program_run_with_tf1_prints_no_notice_of_the_runners_own_calls(tmp_path):
+    """`run --tf1` turns TF2 behaviour off for the program; TF 1.x printed
+    nothing for that (here TensorFlow said disable_resource_variables is
+    deprecated), and the program's hooks and summaries add no warning."""
+    program = os.path.join(HERE, "fixtures", "cli", "tf1_program.py")
+    command = [sys.executable, "-m", "tfestimator_compat", "run", "--tf1", program]
+    assert _stderr_lines([*command, "--model_dir", str(tmp_path)]) == []
