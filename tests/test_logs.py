@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import tensorflow as tf
 from helpers import classifier_model_fn
@@ -180,3 +181,22 @@ def test_a_tf1_program_run_with_tf1_prints_no_notice_of_the_runners_own_calls(tm
     program = os.path.join(HERE, "fixtures", "cli", "tf1_program.py")
     command = [sys.executable, "-m", "tfestimator_compat", "run", "--tf1", program]
     assert _stderr_lines([*command, "--model_dir", str(tmp_path)]) == []
+
+
+def test_a_nan_loss_is_not_logged_before_training_stops_on_it(model_dir, caplog):
+    """The original's NaN check ran before its loss log: a chunk of fast steps
+    logs the losses before the NaN one, then stops, never logging `nan`."""
+
+    def model_fn(features, labels, mode):
+        spec = classifier_model_fn(features, labels, mode, {})
+        step = tf.compat.v1.train.get_global_step()
+        loss = tf.where(step >= 35, tf.constant(np.nan), spec.loss)
+        return spec._replace(loss=loss)
+
+    config = est.RunConfig(model_dir=model_dir, log_step_count_steps=10, save_summary_steps=10)
+    estimator = est.Estimator(model_fn, config=config)
+    with caplog.at_level(logging.INFO, logger="tensorflow"):
+        with pytest.raises(tf.compat.v1.train.NanLossDuringTrainingError):
+            estimator.train(dataset_input_fn(repeat=True), steps=200)
+    logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith("loss = ")]
+    assert [re.search(r"step = (\d+)", m).group(1) for m in logged] == ["0", "10", "20", "30"]

@@ -228,6 +228,9 @@ class TrainingLoop(_StepLoop):
         # the original's hooks did, step by step.
         last_run = self.step - max(advance, 1)
         earlier = [(step, fetched) for step, fetched in events if step < last_run]
+        # Up to a NaN loss: the original's NaN check came before its loss log.
+        nan = [math.isnan(float(fetched.get("logged_loss", 0.0))) for _, fetched in earlier]
+        earlier = earlier[: nan.index(True)] if any(nan) else earlier
         self._write_events(earlier, first_step, elapsed, advance)
         # The original's CheckpointSaverHook ran first among the hooks: a due
         # checkpoint is written before a user hook or the NaN check may raise.
