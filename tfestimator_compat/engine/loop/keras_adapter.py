@@ -19,6 +19,7 @@ import keras
 import tensorflow as tf
 
 from tfestimator_compat.engine.internals import tensorflow_internals
+from tfestimator_compat.engine.loop import step_errors
 from tfestimator_compat.engine.loop import stop_signal
 from tfestimator_compat.engine.loop.chunks import ChunkRequest
 from tfestimator_compat.engine.loop.chunks import ChunkResult
@@ -390,7 +391,12 @@ class ModelFnModel(keras.Model):
             multi_step = self._cached(kind, lambda: self._multi_step_function(step_function))
             n = self.chunk_request.steps
             every = self.chunk_request.event_every or n
-            first, outputs, ran, events = multi_step(iterator, tf.constant(n), tf.constant(every))
+            try:
+                first, outputs, ran, events = multi_step(
+                    iterator, tf.constant(n), tf.constant(every)
+                )
+            except tf.errors.OpError as error:
+                raise step_errors.told_from_the_graph(error, self._graph.graph) from None
             if int(ran) == 0:
                 raise StopIteration  # the input ended before this call
             self.record_call(first, outputs, ran, events)
@@ -545,7 +551,10 @@ class ModelFnModel(keras.Model):
             predict, layout = self.make_predict_function()
             one = before_batch is not None or layout["one_batch_per_call"]
             n = 1 if one else batches_per_call
-            arrays, sizes, count = predict(self._predict_iterator, tf.constant(n))
+            try:
+                arrays, sizes, count = predict(self._predict_iterator, tf.constant(n))
+            except tf.errors.OpError as error:
+                raise step_errors.told_from_the_graph(error, self._graph.graph) from None
             if int(count) == 0:
                 return
             arrays = [a.numpy() for a in arrays]
