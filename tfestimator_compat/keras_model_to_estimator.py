@@ -288,13 +288,14 @@ class _KerasModelFn:
         self._model_class = type(keras_model)
         self._model_config = keras_model.get_config()
         self._compile_config = keras_model.get_compile_config()
+        self._optimizer = getattr(keras_model, "optimizer", None)
+        self._optimizer_config = self._optimizer.get_config() if self._optimizer else None
         self._custom_objects = dict(custom_objects or {})
         self._metric_names_map = metric_names_map
         self._export_outputs = export_outputs
         self._input_names = [t.name for t in getattr(keras_model, "inputs", None) or []]
         self._output_names = _output_names(keras_model)
-        optimizer = (self._compile_config or {}).get("optimizer")
-        self.optimizer_name = optimizer["config"].get("name") if optimizer else None
+        self.optimizer_name = (self._optimizer_config or {}).get("name")
 
     def custom_object_scope(self):
         return keras.saving.custom_object_scope(self._custom_objects)
@@ -331,12 +332,13 @@ class _KerasModelFn:
         Keras's loss and metric trackers are evaluation state, not weights.
         """
         config = copy.deepcopy(self._compile_config)
-        serialized_optimizer = config.pop("optimizer")
+        config.pop("optimizer")
         optimizer = None
         if mode == ModeKeys.TRAIN:
-            # A fixed name: auto-names (adam_3) would change the checkpoint keys.
-            serialized_optimizer["config"]["name"] = _OPTIMIZER_NAME
-            optimizer = keras.optimizers.deserialize(serialized_optimizer)
+            # Its own class, which need not be registered (a `MyAdam(Adam)`), and a
+            # fixed name: auto-names (adam_3) would change the checkpoint keys.
+            optimizer_config = dict(copy.deepcopy(self._optimizer_config), name=_OPTIMIZER_NAME)
+            optimizer = type(self._optimizer).from_config(optimizer_config)
         with _evaluation_state():
             model.compile(optimizer=optimizer, **keras.saving.deserialize_keras_object(config))
         return optimizer
