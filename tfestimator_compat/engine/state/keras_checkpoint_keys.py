@@ -47,7 +47,9 @@ ADVICE = (
 )
 
 
-def tf215_aliases(model, weight_keys, optimizer=None, optimizer_keys=(), optimizer_name=None):
+def tf215_aliases(
+    model, weight_keys, optimizer=None, optimizer_keys=(), optimizer_name=None, layout=None
+):
     """Key here -> the keys 2.15 wrote the same variable under (saver's, then object's).
 
     Args:
@@ -56,8 +58,17 @@ def tf215_aliases(model, weight_keys, optimizer=None, optimizer_keys=(), optimiz
         optimizer: its optimizer, built on its trainable variables, or None.
         optimizer_keys: the checkpoint key of each of `optimizer.variables`.
         optimizer_name: the name the user's compiled optimizer had.
+        layout: the model whose layers hold `model.weights` (in their order),
+            when `model` calls it rather than being a copy of it.
     """
     paths = dict(_object_paths(model))
+    if layout is not None:
+        found = dict(_object_paths(layout))
+        paths = {
+            id(weight): found[id(original)]
+            for weight, original in zip(model.weights, layout.weights)
+            if id(original) in found
+        }
     aliases = {"global_step": (OBJECT_GLOBAL_STEP,)}
     for weight, key in zip(model.weights, weight_keys):
         if id(weight) in paths:
