@@ -330,6 +330,21 @@ class Twice(keras.layers.Layer):
         return inputs * self.w * self.factor
 
 
+@keras.saving.register_keras_serializable(package="test_model_to_estimator")
+class Scaled(keras.layers.Layer):
+    """Its `get_config` forgets `factor`: the model it rebuilds is another one."""
+
+    def __init__(self, factor=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.factor = factor
+
+    def call(self, inputs):
+        return inputs * self.factor
+
+    def get_config(self):
+        return super().get_config()
+
+
 class Residual(keras.Model):
     """Unregistered, built, and holding a function: no config to rebuild it from."""
 
@@ -371,6 +386,9 @@ def called_model(kind):
                 keras.layers.Dense(2, name="logits"),
             ]
         )
+    elif kind == "config_without_a_setting":
+        hidden = Scaled(3.0)(keras.layers.Dense(8, activation="relu", name="hidden")(inputs))
+        model = keras.Model(inputs, keras.layers.Dense(2, name="logits")(hidden))
     elif kind == "custom_layer":
         hidden = Twice(0.5)(keras.layers.Dense(8, activation="relu", name="hidden")(inputs))
         model = keras.Model(inputs, keras.layers.Dense(2, name="logits")(hidden))
@@ -386,7 +404,14 @@ def called_model(kind):
 
 
 @pytest.mark.parametrize(
-    "kind", ["tf_nn_softmax", "sequential_tf_nn_silu", "custom_layer", "subclassed"]
+    "kind",
+    [
+        "tf_nn_softmax",
+        "sequential_tf_nn_silu",
+        "custom_layer",
+        "config_without_a_setting",
+        "subclassed",
+    ],
 )
 def test_a_model_keras_cannot_rebuild_starts_from_its_weights_and_trains(kind, model_dir):
     model = called_model(kind)

@@ -49,6 +49,7 @@ from typing import Dict
 from typing import Optional
 
 import keras
+import numpy as np
 import tensorflow as tf
 
 from tfestimator_compat.engine import keras_flavours
@@ -67,6 +68,7 @@ _CHECKPOINT_FORMATS = ("checkpoint", "saver")
 _SAMPLE_WEIGHT_KEYS = {"features", "sample_weights"}
 _SERVING_KEY = tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY
 _OPTIMIZER_NAME = "optimizer"
+_NUMERIC = ("float", "int", "uint", "bfloat")
 
 
 def model_to_estimator(
@@ -218,9 +220,32 @@ def _rebuildable_config(keras_model, custom_objects):
             "`Model.get_config` and `Model.from_config`, or be built (call the model "
             "on a batch once) so that the Estimator can call it as it is."
         ) from error
-    if keras_model.built and _layout(rebuilt) != _layout(keras_model):
+    if keras_model.built and not _computes_the_same(rebuilt, keras_model):
         return None
     return config
+
+
+def _computes_the_same(rebuilt, model):
+    """Whether `rebuilt`, given `model`'s weights, maps a sample batch as `model` does.
+
+    A config can give back the same weights and still another model: a custom
+    layer whose `get_config` leaves a setting out comes back with its default.
+    """
+    if _layout(rebuilt) != _layout(model):
+        return False
+    specs = getattr(model, "inputs", None) or []
+    if not specs or not all(str(spec.dtype).startswith(_NUMERIC) for spec in specs):
+        return True
+    random = np.random.RandomState(0)
+    sample = [random.uniform(0, 2, [d or 2 for d in s.shape]).astype(s.dtype) for s in specs]
+    sample = sample[0] if len(sample) == 1 else sample
+    rebuilt.set_weights(model.get_weights())
+    try:
+        expected = tf.nest.flatten(model(sample, training=False))
+        actual = tf.nest.flatten(rebuilt(sample, training=False))
+    except Exception:  # a model that takes its inputs otherwise: its config is trusted
+        return True
+    return all(np.allclose(a, e, rtol=1e-4, atol=1e-5) for a, e in zip(actual, expected))
 
 
 def _layout(model):
