@@ -40,10 +40,14 @@ NOT_IMPORTED = [
     "tfestimator_compat.export.receivers",
     "tfestimator_compat.tpu.tpu_estimator",
     "tfestimator_compat.early_stopping",
+    "tfestimator_compat.legacy.layers_v1.api",
+    "tfestimator_compat.legacy.layers_v1.core",
+    "tfestimator_compat.legacy.layers_v1.convolutional",
 ]
 
 # Reading the name (an expression the child evaluates, in this order) imports these modules.
 FIRST_READS = {
+    "tf.compat.v1.layers.dense": ["tfestimator_compat.legacy.layers_v1.api"],
     "tf.estimator.RunConfig": ["tfestimator_compat.run_config"],
     "tf.estimator.export.ServingInputReceiver": ["tfestimator_compat.export.receivers"],
     "tf.estimator.Estimator": [
@@ -133,6 +137,11 @@ def test_a_name_read_later_is_the_object_an_eager_import_gives():
     from tensorflow.estimator import LinearRegressor  # noqa: PLC0415 - the import path itself
 
     assert LinearRegressor is tf.estimator.LinearRegressor
+    from tfestimator_compat.legacy.layers_v1 import api as layers_api
+
+    assert tf.compat.v1.layers.Dense is layers_api.Dense
+    public = {name for name in dir(tf.compat.v1.layers) if not name.startswith("_")}
+    assert public == {*layers_api.__all__, "experimental"}
 
 
 def test_a_namespace_answers_its_names_before_its_missing_name_hook():
