@@ -14,9 +14,11 @@ Each figure is the best of `--rounds` fresh processes, cases alternating:
 - with `--original-python`: `import tensorflow`, then `tf.estimator` (the
   original's lazy import of tensorflow_estimator);
 - a tiny TF1-style program (`tf.compat.v1.layers.dense`, one training step)
-  from process start to its first step: `tfestimator-compat run prog.py` and
-  `python prog.py` with `import tfestimator_compat`, against the original's
-  `python prog.py`.
+  from process start to its first step: `tfestimator-compat run prog.py`,
+  the same program as the one cell of a notebook (`run nb.ipynb`, cells run in
+  the command's process), and `python prog.py` with `import
+  tfestimator_compat`, against the original's `python prog.py` (the original
+  venv has no Jupyter kernel to run the notebook with).
 
     python bench/startup.py [--rounds 3] [--original-python /path/to/venv215/bin/python]
 
@@ -90,7 +92,8 @@ PROGRAM = textwrap.dedent(
         def after_run(self, run_context, run_values):
             if not self.seen:
                 self.seen = True
-                print("FIRST_STEP", time.time(), flush=True)
+                with open(os.environ["STARTUP_MARK"], "w") as f:
+                    f.write(str(time.time()))
 
 
     def model_fn(features, labels, mode):
@@ -137,17 +140,18 @@ def _wall(argv, env):
 
 def _to_first_step(argv, env):
     """Seconds from starting `argv` to the program's first step, in a fresh model_dir."""
-    with tempfile.TemporaryDirectory() as model_dir:
+    with tempfile.TemporaryDirectory() as folder:
+        mark = os.path.join(folder, "first_step")
+        env = dict(env, STARTUP_MODEL_DIR=os.path.join(folder, "model"), STARTUP_MARK=mark)
         start = time.time()
-        env = dict(env, STARTUP_MODEL_DIR=model_dir)
         result = subprocess.run(argv, env=env, cwd=REPO, capture_output=True, text=True)
-    marks = [line for line in result.stdout.splitlines() if line.startswith("FIRST_STEP")]
-    if result.returncode != 0 or not marks:
-        raise RuntimeError(f"{argv} exited {result.returncode}:\n{result.stderr[-3000:]}")
-    return float(marks[0].split()[1]) - start
+        if result.returncode != 0 or not os.path.exists(mark):
+            raise RuntimeError(f"{argv} exited {result.returncode}:\n{result.stderr[-3000:]}")
+        with open(mark) as f:
+            return float(f.read()) - start
 
 
-def cases(original_python, program):
+def cases(original_python, program, notebook):
     """Label -> a function that runs the case once and returns its figures."""
     python = sys.executable
     shim = _env()
@@ -164,6 +168,9 @@ def cases(original_python, program):
             [python, "-c", "import tfestimator_compat"], shim
         ),
         "first step: tfestimator-compat run prog.py": lambda: _to_first_step([*run, program], shim),
+        "first step: tfestimator-compat run nb.ipynb": lambda: _to_first_step(
+            [*run, notebook], shim
+        ),
         "first step: python prog.py (imports the shim)": lambda: _to_first_step(
             [python, program, "--shim"], shim
         ),
@@ -177,6 +184,13 @@ def cases(original_python, program):
             [original_python, program], original
         )
     return found
+
+
+def _notebook(source):
+    """A notebook whose one code cell is `source`."""
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
+    cell["source"] = source.splitlines(keepends=True)
+    return {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 
 
 def best(figures):
@@ -195,7 +209,10 @@ def main():
         program = os.path.join(folder, "prog.py")
         with open(program, "w") as f:
             f.write(PROGRAM)
-        runs = cases(options.original_python, program)
+        notebook = os.path.join(folder, "nb.ipynb")
+        with open(notebook, "w") as f:
+            json.dump(_notebook(PROGRAM), f)
+        runs = cases(options.original_python, program, notebook)
         runs["imports"]()  # warm-up: writes the shim's bytecode, as `pip install` does
         results = {label: [] for label in runs}
         for _ in range(options.rounds):
