@@ -29,6 +29,8 @@ from typing import Optional
 
 import tensorflow as tf
 
+from tfestimator_compat.shim import lazy
+
 _MARKER = "_tfestimator_compat"
 _NOT_API = frozenset({"install"})
 _namespaces = {}
@@ -95,23 +97,24 @@ def _own_estimator():
 def _namespace(name, doc):
     """A module object kept across `install()` calls, so `tf.estimator` stays one object."""
     if name not in _namespaces:
-        module = types.ModuleType(name, doc)
+        module = lazy.Namespace(name, doc)
         setattr(module, _MARKER, True)
         _namespaces[name] = module
     return _namespaces[name]
 
 
-def _fill(namespace, source):
-    """Sets the public names of `source` (its `__all__`) on `namespace`, and only those."""
+def _fill(namespace, source, overrides=()):
+    """Makes the public names of `source` (its `__all__`) the names of `namespace`, and only those.
+
+    Each is read from `source` when first used (`lazy.Namespace`), so
+    installing imports none of the modules behind the names. `overrides` are
+    `(module name, names)` that replace their namesakes, read from that module.
+    """
     names = getattr(source, "__all__", None)
     if names is None:
         names = [name for name in vars(source) if not name.startswith("_")]
-    names = sorted(set(names) - _NOT_API)
-    for stale in set(getattr(namespace, "__all__", ())) - set(names):
-        delattr(namespace, stale)
-    for name in names:
-        setattr(namespace, name, getattr(source, name))
-    namespace.__all__ = names
+    names = set(names) - _NOT_API
+    namespace.__all__ = namespace.provide([(source, names), *overrides])
     return namespace
 
 
@@ -121,14 +124,15 @@ def _build_namespaces(package):
     from tfestimator_compat import experimental_v1
     from tfestimator_compat import export
     from tfestimator_compat import inputs
-    from tfestimator_compat.canned import v1 as canned_v1
+    from tfestimator_compat.shim.api_surface import source_names
 
     doc = "tf.estimator, provided by tfestimator_compat."
     v2 = _fill(_namespace("tensorflow.estimator", doc), package)
-    v1 = _fill(_namespace("tensorflow.compat.v1.estimator", doc), package)
-    # The canned estimators of TF1 (SUM loss, TF1 optimizers) replace their V2 namesakes.
-    for name in canned_v1.__all__:
-        setattr(v1, name, getattr(canned_v1, name))
+    # The canned estimators of TF1 (SUM loss, TF1 optimizers) replace their V2 namesakes;
+    # their names are read from the module's source, which is imported when one is used.
+    canned_v1 = "tfestimator_compat.canned.v1"
+    v1_overrides = [(canned_v1, source_names.declared_all(canned_v1))]
+    v1 = _fill(_namespace("tensorflow.compat.v1.estimator", doc), package, v1_overrides)
     v2.export = v1.export = _fill(_namespace("tensorflow.estimator.export", export.__doc__), export)
     v2.experimental = _fill(
         _namespace("tensorflow.estimator.experimental", experimental.__doc__), experimental
@@ -199,12 +203,10 @@ def _install_keras_estimator(compat_v1, package):
     """`tf.keras.estimator.model_to_estimator`, where the package has `model_to_estimator`."""
     from tfestimator_compat.engine.internals import keras_internals
 
-    model_to_estimator = getattr(package, "model_to_estimator", None)
-    if model_to_estimator is None:
+    if "model_to_estimator" not in dir(package):  # read when first used, not here
         return
     namespace = _namespace("tensorflow.keras.estimator", "tf.keras.estimator.")
-    namespace.model_to_estimator = model_to_estimator
-    namespace.__all__ = ["model_to_estimator"]
+    namespace.__all__ = namespace.provide([(package, ["model_to_estimator"])])
     kerases = [tf.keras, keras_internals.loaded_tf_keras_namespace()]
     for module in compat_v1:
         try:

@@ -122,7 +122,9 @@ def _public(version: str, api_name: str):
 
     namespace = tf.estimator if version == "v2" else tf.compat.v1.estimator
     for part in api_name.split(".")[1:]:
-        namespace = vars(namespace).get(part) if isinstance(namespace, types.ModuleType) else None
+        # getattr, not vars(): the namespaces import each name's module when it is first read.
+        is_module = isinstance(namespace, types.ModuleType)
+        namespace = getattr(namespace, part, None) if is_module else None
         if namespace is None:
             return None
     return namespace
@@ -182,15 +184,20 @@ def _module(path: str, relative: str, not_provided) -> types.ModuleType:
         module = types.ModuleType(path, f"`{path}`, as the shim provides it.")
         setattr(module, _MARKER, True)
         module.__path__ = []  # a package, so submodules import
-    names = original_names().get(relative, {})
     module.__getattr__ = _lazy_attribute(path, relative, not_provided)
-    module.__all__ = sorted(name for name in names if resolve(relative, name) is not None)
+    # `__all__` too is computed when first read: resolving every name imports the whole shim.
+    vars(module).pop("__all__", None)
     sys.modules[path] = module
     return module
 
 
 def _lazy_attribute(path: str, relative: str, not_provided):
     def __getattr__(name: str):
+        if name == "__all__":
+            names = original_names().get(relative, {})
+            module = sys.modules[path]
+            module.__all__ = sorted(n for n in names if resolve(relative, n) is not None)
+            return module.__all__
         value = resolve(relative, name)
         if value is not None:
             return value
