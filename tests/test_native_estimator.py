@@ -152,6 +152,18 @@ def test_run_runs_a_program_on_the_native_estimator(tmp_path, tf1, source):
 
 
 @needs_native
+def test_a_contrib_module_that_needs_the_shims_engine_says_which_tensorflow_it_needs(tmp_path):
+    (tmp_path / "job.py").write_text(
+        "import tensorflow as tf\nprint(tf.contrib.estimator.forward_features)\n"
+    )
+    result = _cli("run", "--tf1", "job.py", cwd=tmp_path)
+    assert result.returncode != 0
+    last = result.stderr.strip().splitlines()[-1]
+    assert "tf.contrib.estimator" in last and "TensorFlow >= 2.16" in last, last
+    assert "please report" not in result.stderr
+
+
+@needs_native
 def test_check_reports_a_legacy_program(tmp_path):
     (tmp_path / "job.py").write_text(TF1_PROGRAM)
     result = _cli("check", "job.py", cwd=tmp_path)

@@ -203,7 +203,7 @@ def namespace(submodule: str = "") -> Namespace:
             module = Namespace(_ROOT, __doc__)
             module.__all__ = list(SUBMODULES)
         elif submodule in SUBMODULES:
-            source = importlib.import_module(f"{__name__}.{submodule}")
+            source = _import_submodule(submodule)
             module = Namespace(f"{_ROOT}.{submodule}", source.__doc__)
             for name in source.__all__:
                 setattr(module, name, getattr(source, name))
@@ -213,6 +213,24 @@ def namespace(submodule: str = "") -> Namespace:
             raise AttributeError(missing_message(submodule))
         _namespaces[submodule] = module
     return _namespaces[submodule]
+
+
+def _import_submodule(submodule: str) -> types.ModuleType:
+    """This package's `tf.contrib.<submodule>`; on a TensorFlow that ships its own
+    tf.estimator (<= 2.15, with Keras 2), only those that map to it import."""
+    try:
+        return importlib.import_module(f"{__name__}.{submodule}")
+    except ImportError:
+        from tfestimator_compat.shim import native_estimator
+
+        if not native_estimator.tensorflow_has_estimator():
+            raise
+        raise ImportError(
+            f"tf.contrib.{submodule} under `tfestimator-compat run --tf1` needs TensorFlow "
+            ">= 2.16 with Keras 3: it runs on this package's own engine, and this "
+            "TensorFlow still ships tf.estimator with Keras 2 (only tf.contrib.tpu maps "
+            f"to TensorFlow's own). Replace it with {replacement(submodule)}; see {GUIDE}."
+        ) from None
 
 
 def provides(relative: str) -> bool:
