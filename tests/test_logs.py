@@ -200,3 +200,50 @@ def test_a_nan_loss_is_not_logged_before_training_stops_on_it(model_dir, caplog)
             estimator.train(dataset_input_fn(repeat=True), steps=200)
     logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith("loss = ")]
     assert [re.search(r"step = (\d+)", m).group(1) for m in logged] == ["0", "10", "20", "30"]
+
+
+# Recorded with tensorflow-estimator 2.15: a LinearClassifier exported with a
+# parsing receiver, then train_and_evaluate, at INFO (paths left out).
+_EXPORT_AND_LOOP_LINES_TF215 = [
+    "Signatures INCLUDED in export for Classify: ['serving_default', 'classification']",
+    "Signatures INCLUDED in export for Regress: ['regression']",
+    "Signatures INCLUDED in export for Predict: ['predict']",
+    "Signatures INCLUDED in export for Train: None",
+    "Signatures INCLUDED in export for Eval: None",
+    "Assets added to graph.",
+    "No assets to write.",
+    "SavedModel written to: <temp>/saved_model.pb",
+    "Not using Distribute Coordinator.",
+    "Running training and evaluation locally (non-distributed).",
+]
+_EXPORT_AND_LOOP_KINDS = (
+    "Signatures",
+    "Assets",
+    "No assets",
+    "SavedModel written",
+    "Not using",
+    "Running training",
+)
+
+
+def test_export_and_train_and_evaluate_log_the_originals_lines(tmp_path, caplog):
+    columns = [tf.feature_column.numeric_column("x", shape=[2])]
+    estimator = est.LinearClassifier(columns, model_dir=str(tmp_path / "model"))
+
+    def input_fn():
+        return tf.data.Dataset.from_tensors(({"x": [[1.0, 2.0]]}, [[1]])).repeat(3)
+
+    estimator.train(input_fn)
+    spec = tf.feature_column.make_parse_example_spec(columns)
+    receiver = est.export.build_parsing_serving_input_receiver_fn(spec)
+    with caplog.at_level(logging.INFO, logger="tensorflow"):
+        estimator.export_saved_model(str(tmp_path / "export"), receiver)
+        est.train_and_evaluate(
+            estimator, est.TrainSpec(input_fn, max_steps=6), est.EvalSpec(input_fn, steps=1)
+        )
+    lines = [
+        re.sub(r"written to: .*/(saved_model\.pb)$", r"written to: <temp>/\1", record.getMessage())
+        for record in caplog.records
+        if record.getMessage().startswith(_EXPORT_AND_LOOP_KINDS)
+    ]
+    assert lines == _EXPORT_AND_LOOP_LINES_TF215

@@ -267,13 +267,7 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
             f"`eval_spec` must have type `tf.estimator.EvalSpec`. Got: {type(eval_spec)}"
         )
     config = estimator.config
-    _logging.info(
-        "Start train and evaluate loop. The evaluate will happen after every "
-        "checkpoint. Checkpoint frequency is determined based on RunConfig "
-        "arguments: save_checkpoints_steps %s or save_checkpoints_secs %s.",
-        config.save_checkpoints_steps,
-        config.save_checkpoints_secs,
-    )
+    _logging.info("Not using Distribute Coordinator.")
     distribution.check_cluster(config)
     if config.task_type == TaskType.EVALUATOR and config.task_id > 0:
         raise ValueError(
@@ -294,6 +288,14 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
             train_spec.input_fn, hooks=list(train_spec.hooks), max_steps=train_spec.max_steps
         )
         return None
+    _logging.info("Running training and evaluation locally (non-distributed).")
+    _logging.info(
+        "Start train and evaluate loop. The evaluate will happen after every "
+        "checkpoint. Checkpoint frequency is determined based on RunConfig "
+        "arguments: save_checkpoints_steps %s or save_checkpoints_secs %s.",
+        config.save_checkpoints_steps,
+        config.save_checkpoints_secs,
+    )
     evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
     listener = _EvaluateOnCheckpoint(evaluator, eval_spec.throttle_secs)
     estimator.train(

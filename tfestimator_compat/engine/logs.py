@@ -19,7 +19,9 @@ import warnings
 from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 
 _TF_LOGGER = logging.getLogger("tensorflow")
-_INTERNAL_LOG_MESSAGES = ("Saver is deprecated",)
+# TF2's `tf.saved_model.save` reports its assets folder; the export reports
+# what the original's builder did instead.
+_INTERNAL_LOG_MESSAGES = ("Saver is deprecated", "Assets written to")
 _V1_SUMMARY_WARNING = "Cannot activate TF2 compatibility support for TF1 summary ops"
 _KERAS_END_OF_INPUT_WARNING = "Your input ran out of data"
 _COLLECTION_NOT_SERIALIZED = ("Issue encountered when serializing",)

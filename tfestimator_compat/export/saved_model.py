@@ -116,7 +116,19 @@ def export(
             tf.saved_model.save(module, temp_dir, signatures=signatures)
         _finish_meta_graphs(temp_dir, model_signature_defs, tags_of, as_text)
         _copy_assets_extra(temp_dir, assets_extra)
+        _report_written(temp_dir, bool(module.assets), as_text)
     return export_dir
+
+
+def _report_written(temp_dir, has_assets, as_text):
+    """The original's builder's lines once the SavedModel is written."""
+    tf.compat.v1.logging.info("Assets added to graph.")
+    if has_assets:
+        tf.compat.v1.logging.info("Assets written to: %s", os.path.join(temp_dir, "assets"))
+    else:
+        tf.compat.v1.logging.info("No assets to write.")
+    name = "saved_model.pbtxt" if as_text else "saved_model.pb"
+    tf.compat.v1.logging.info("SavedModel written to: %s", os.path.join(temp_dir, name))
 
 
 def _warm_start_checkpoint(estimator):
@@ -217,10 +229,38 @@ def _build_signature_defs(receiver_tensors, export_outputs, alternatives=None, s
                 excluded[key] = "not a valid serving signature"
                 continue
             signature_defs[key] = signature_def
-    for key, reason in excluded.items():
-        # The original reported the signatures it left out at INFO.
-        tf.compat.v1.logging.info("Signature %r is not exported: %s", key, reason)
+    _report_signatures(signature_defs, excluded)
     return signature_defs
+
+
+# The method names the original's report named, in its order.
+_REPORTED_METHODS = {
+    "tensorflow/serving/classify": "Classify",
+    "tensorflow/serving/regress": "Regress",
+    "tensorflow/serving/predict": "Predict",
+    "tensorflow/supervised/training": "Train",
+    "tensorflow/supervised/eval": "Eval",
+}
+
+
+def _report_signatures(signature_defs, excluded):
+    """Logs a mode's signatures by method, and those left out, as the original did at INFO."""
+    by_method = {method: [] for method in _REPORTED_METHODS}
+    for key, signature_def in signature_defs.items():
+        by_method.setdefault(signature_def.method_name, []).append(key)
+    for method, keys in by_method.items():
+        tf.compat.v1.logging.info(
+            "Signatures INCLUDED in export for %s: %s",
+            _REPORTED_METHODS.get(method, method),
+            keys or "None",
+        )
+    if excluded:
+        tf.compat.v1.logging.info(
+            "Signatures EXCLUDED from export because they cannot be be served via "
+            "TensorFlow Serving APIs:"
+        )
+        for key, reason in excluded.items():
+            tf.compat.v1.logging.info("'%s' : %s", key, reason)
 
 
 def _as_pairs(graph, metrics):
