@@ -19,6 +19,7 @@ import keras
 import tensorflow as tf
 
 from tfestimator_compat.engine.internals import tensorflow_internals
+from tfestimator_compat.engine.loop import compiled_step
 from tfestimator_compat.engine.loop import stop_signal
 from tfestimator_compat.engine.loop.chunks import ChunkRequest
 from tfestimator_compat.engine.loop.chunks import ChunkResult
@@ -169,13 +170,16 @@ class ModelFnModel(keras.Model):
             (`InputFnResult.unpack`).
         endless_input: whether the dataset repeats forever (chunks then skip
             the end-of-input checks).
+        compiled: whether the step functions run with XLA auto-clustering
+            (`compiled_step`; off unless the user asked for it).
     """
 
-    def __init__(self, graph, unpack, endless_input=False):
+    def __init__(self, graph, unpack, endless_input=False, compiled=False):
         super().__init__(name="model_fn")
         self._graph = graph
         self._unpack = unpack
         self.endless_input = endless_input
+        self.compiled_step = compiled
         self._steps = _StepFunctions()
         self.chunk_request = None  # what the next call runs (`request_chunk`)
         self.last_chunk = None  # what the last call returned (`record_call`)
@@ -390,7 +394,10 @@ class ModelFnModel(keras.Model):
             multi_step = self._cached(kind, lambda: self._multi_step_function(step_function))
             n = self.chunk_request.steps
             every = self.chunk_request.event_every or n
-            first, outputs, ran, events = multi_step(iterator, tf.constant(n), tf.constant(every))
+            with compiled_step.autoclustering(self.compiled_step):
+                first, outputs, ran, events = multi_step(
+                    iterator, tf.constant(n), tf.constant(every)
+                )
             if int(ran) == 0:
                 raise StopIteration  # the input ended before this call
             self.record_call(first, outputs, ran, events)
@@ -545,7 +552,8 @@ class ModelFnModel(keras.Model):
             predict, layout = self.make_predict_function()
             one = before_batch is not None or layout["one_batch_per_call"]
             n = 1 if one else batches_per_call
-            arrays, sizes, count = predict(self._predict_iterator, tf.constant(n))
+            with compiled_step.autoclustering(self.compiled_step):
+                arrays, sizes, count = predict(self._predict_iterator, tf.constant(n))
             if int(count) == 0:
                 return
             arrays = [a.numpy() for a in arrays]
