@@ -75,7 +75,17 @@ def test_global_jit_level_clusters_the_steps_only(tmp_path, no_switch):
     assert seen and set(seen) == {"autoclustering"}
     # The program's own functions, run outside the steps, are left alone.
     assert tf.config.optimizer.get_jit() == ""
-    assert compiled_step.CPU_FLAG in os.environ["TF_XLA_FLAGS"].split()
+    # As the original's ON_1, it clusters on CPUs only where the program asked XLA to.
+    assert compiled_step.CPU_FLAG not in os.environ["TF_XLA_FLAGS"].split()
+
+
+def test_environment_variable_lets_cpus_cluster_too(no_switch, monkeypatch):
+    monkeypatch.setenv(compiled_step.ENVIRONMENT_VARIABLE, "1")
+    monkeypatch.setenv("TF_XLA_FLAGS", "--tf_xla_auto_jit=0")
+    assert compiled_step.prepare(None)
+    assert os.environ["TF_XLA_FLAGS"] == f"--tf_xla_auto_jit=0 {compiled_step.CPU_FLAG}"
+    assert compiled_step.prepare(None)  # added once
+    assert os.environ["TF_XLA_FLAGS"].split().count(compiled_step.CPU_FLAG) == 1
 
 
 def test_environment_variable_overrides_session_config(monkeypatch):
@@ -93,8 +103,7 @@ def test_environment_variable_overrides_session_config(monkeypatch):
 
 
 # Trains each model uncompiled, then compiled (session_config ON_1), in a fresh
-# process: XLA reads TF_XLA_FLAGS once, at the process's first function, so the
-# compiled Estimator is made before anything runs. Prints a marker between the
+# process whose TF_XLA_FLAGS lets XLA cluster on CPUs. Prints a marker between the
 # two, so the test sees XLA's "Compiled cluster" log line came from the
 # compiled run, and the variables of both as JSON.
 _SCRIPT = textwrap.dedent(
@@ -178,10 +187,9 @@ _SCRIPT = textwrap.dedent(
 def trained_both_ways(tmp_path_factory):
     """(stderr, results) of `_SCRIPT` run in a fresh process."""
     env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in ("TF_XLA_FLAGS", compiled_step.ENVIRONMENT_VARIABLE)
+        key: value for key, value in os.environ.items() if key != compiled_step.ENVIRONMENT_VARIABLE
     }
+    env["TF_XLA_FLAGS"] = compiled_step.CPU_FLAG
     env["TF_CPP_MIN_LOG_LEVEL"] = "0"
     directory = tmp_path_factory.mktemp("compiled")
     done = subprocess.run(
