@@ -32,9 +32,10 @@ def _recording_model_fn(seen):
 
     def model_fn(features, labels, mode):
         w = tf.compat.v1.get_variable("w", [3, 1], initializer=tf.compat.v1.zeros_initializer())
-        predictions = tf.matmul(features["x"], w)
+        predictions = tf.matmul(features["x"], w) + 0.0 * tf.py_function(record, [], tf.float32)
+        if mode == est.ModeKeys.PREDICT:
+            return est.EstimatorSpec(mode, predictions={"y": predictions})
         loss = tf.reduce_mean(tf.square(predictions - tf.cast(labels, tf.float32)))
-        loss += 0.0 * tf.py_function(record, [], tf.float32)
         train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
             loss, global_step=tf.compat.v1.train.get_global_step()
         )
@@ -71,8 +72,10 @@ def test_global_jit_level_clusters_the_steps_only(tmp_path, no_switch):
     estimator = est.Estimator(_recording_model_fn(seen), config=config)
     estimator.train(_input_fn, steps=2)
     estimator.evaluate(_input_fn, steps=1)
-    assert [model.compiled_step for model in estimator._model_state.models()] == [True, True]
-    assert seen and set(seen) == {"autoclustering"}
+    assert len(list(estimator.predict(lambda: _input_fn().map(lambda x, y: x)))) == 8
+    models = estimator._model_state.models()
+    assert [model.compiled_step for model in models] == [True, True, True]
+    assert len(seen) == 2 + 1 + 2 and set(seen) == {"autoclustering"}
     # The program's own functions, run outside the steps, are left alone.
     assert tf.config.optimizer.get_jit() == ""
     # As the original's ON_1, it clusters on CPUs only where the program asked XLA to.
