@@ -450,3 +450,24 @@ def test_commands_start_without_tensorflow(argv, tmp_path):
         assert result.stdout.startswith("tfestimator-compat ")
     if argv[0] == "enable":
         assert auto_enable.status(str(tmp_path / "site")) == "enabled"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "command", [["-m", "tfestimator_compat", "run"], []], ids=["run", "python"]
+)
+def test_an_error_in_a_step_shows_its_message_and_the_programs_line_first(command):
+    """The original's Session named the failing op; here TensorFlow's message
+    came on line ~50 of the traceback. Now: the program's call, then the op's
+    message and the line that made the op, within a dozen lines."""
+    result = _run([*command, "step_error.py"])
+    assert result.returncode == 1, _report(result)
+    lines = result.stderr.splitlines()
+    start = lines.index("Traceback (most recent call last):")
+    shown = lines[start:]
+    assert len(shown) <= 12, _report(result)
+    message = next(i for i, line in enumerate(shown) if "InvalidArgumentError: " in line)
+    assert "logits must exceed 100" in shown[message]
+    made_at = "\n".join(shown[message:])
+    assert "step_error.py:11, in model_fn" in made_at, _report(result)
+    assert "tf.debugging.assert_positive(" in made_at

@@ -351,6 +351,23 @@ def test_a_nan_loss_is_found_after_that_steps_checkpoint(model_dir):
     assert estimator.latest_checkpoint().endswith("model.ckpt-3")
 
 
+def test_a_nan_loss_inside_a_call_of_many_steps_stops_training_there(model_dir):
+    # A NaN loss at one step whose update is finite (the NaN is in the loss
+    # only): 2.15 raised at that step and kept model.ckpt-0. The steps of one
+    # call here once ran on past it, saved model.ckpt-10 and raised nothing.
+    def model_fn(features, labels, mode):
+        spec = classifier_model_fn(features, labels, mode, {})
+        step = tf.compat.v1.train.get_global_step()
+        loss = spec.loss + tf.where(tf.equal(step, 2), np.float32(np.nan), 0.0)
+        return spec._replace(loss=loss)
+
+    config = est.RunConfig(save_checkpoints_steps=5)
+    estimator = est.Estimator(model_fn, model_dir, config=config)
+    with pytest.raises(est.NanLossDuringTrainingError):
+        estimator.train(dataset_input_fn(repeat=True), steps=10)
+    assert estimator.latest_checkpoint().endswith("model.ckpt-0")
+
+
 class _CountingHook(est.SessionRunHook):
     def __init__(self):
         self.after_runs = 0

@@ -37,10 +37,60 @@ def test_shapes_and_dtypes_are_kept():
     assert labels.dtype == tf.int64
 
 
-def test_shuffle_keeps_every_example_each_epoch():
+def test_shuffle_reads_every_example_once_per_epoch_in_all():
     input_fn = numpy_input_fn({"a": np.arange(10)}, batch_size=10, num_epochs=2, shuffle=True)
-    epochs = [sorted(batch["a"]) for batch in _batches(input_fn)]
-    assert epochs == [list(range(10))] * 2
+    read = np.concatenate([batch["a"] for batch in _batches(input_fn)])
+    # The original's queue mixed the epochs: a batch may hold a row twice.
+    assert sorted(read) == sorted(list(range(10)) * 2)
+
+
+def _rows(input_fn):
+    return np.concatenate([batch["a"] for batch in _batches(input_fn)])
+
+
+def _circular_span(values, length):
+    """The shortest arc of the circle `0..length` that holds every value."""
+    points = np.sort(np.asarray(values) % length)
+    gaps = np.diff(np.concatenate([points, [points[0] + length]]))
+    return length - gaps.max()
+
+
+def test_shuffle_is_local_as_the_originals_queue_was():
+    """The original read the rows in order from a random first row into a queue
+    of `queue_capacity` rows, each batch drawn from it at random: the first batch
+    of 3000 sorted rows lay within 1000 + 10 rows of its start (2.15 gave
+    [851, 778, 1188, ...]). A permutation of all rows would spread it over 3000.
+    """
+    x = {"a": np.arange(3000)}
+    for _ in range(3):
+        rows = _rows(numpy_input_fn(x, batch_size=10, num_epochs=1, shuffle=True))
+        assert sorted(rows) == list(range(3000))
+        assert _circular_span(rows[:10], 3000) <= 1010
+        assert list(rows) != sorted(rows)
+
+
+def test_a_queue_of_one_row_reads_a_rotation_from_a_random_row():
+    x = {"a": np.arange(50)}
+    starts = set()
+    for _ in range(4):
+        rows = _rows(numpy_input_fn(x, batch_size=7, num_epochs=1, shuffle=True, queue_capacity=1))
+        assert list(rows) == [(rows[0] + i) % 50 for i in range(50)]
+        starts.add(int(rows[0]))
+    assert len(starts) > 1
+
+
+def test_a_seeded_run_repeats_its_order_and_an_unseeded_one_does_not():
+    from tfestimator_compat.engine.inputs.input_fn import call_input_fn
+
+    def order(seed):
+        input_fn = numpy_input_fn({"a": np.arange(500)}, batch_size=500, shuffle=True)
+        config = est.RunConfig(tf_random_seed=seed)
+        result = call_input_fn(input_fn, est.ModeKeys.TRAIN, {}, config)
+        features, _ = result.unpack(next(iter(result.dataset)))
+        return list(features["a"].numpy())
+
+    assert order(3) == order(3)
+    assert order(None) != order(None)
 
 
 def test_labels_as_dict_and_no_labels():

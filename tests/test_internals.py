@@ -957,6 +957,10 @@ def test_deprecation_notices_are_not_logged_inside():
     with tfi.deprecation_notices_silenced():
         assert notices() == []
     assert notices()
+    # Back after a block that raised, too (TensorFlow's own `silence()` is not).
+    with pytest.raises(OSError), tfi.deprecation_notices_silenced():
+        raise OSError("a failed save")
+    assert notices()
 
 
 @covers(

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 HERE = os.path.join(os.path.dirname(__file__), "fixtures", "legacy_keras")
@@ -87,6 +88,14 @@ def test_model_to_estimator_of_a_tf_keras_model(report):
     loss_after, accuracy_after = results["keras_evaluate_after"]
     assert loss_after == pytest.approx(results["after"]["loss"], rel=1e-5), "weights came back"
     assert accuracy_after == pytest.approx(results["after"]["accuracy"])
+
+
+def test_model_to_estimator_of_a_tf_keras_model_with_a_tf1_initializer_and_adam(report):
+    carried = report["carried_over"]
+    np.testing.assert_allclose(
+        carried["predictions"], carried["keras_predict"], rtol=1e-5, atol=1e-6
+    )
+    assert carried["global_step"] == 2
 
 
 def test_model_to_estimator_refuses_what_keras_3_cannot_take_by_name(report):

@@ -309,3 +309,197 @@ def test_subclassed_model_trains_from_fresh_weights(model_dir):
     assert next(estimator.predict(lambda: tf.data.Dataset.from_tensors(X)))["output_1"].shape == (
         2,
     )
+
+
+# Models Keras 3 cannot rebuild from their config: the Estimator calls the model
+# itself on its own copy of the weights (item 1 of issue #34). TF 2.15 converted
+# the first two (with the model's weights) and refused the custom layer
+# (NotImplementedError: no get_config) and the built subclassed models (it could
+# not train them, and started from fresh weights); measured with /work/ref215.
+class Twice(keras.layers.Layer):
+    """Unregistered, so its config cannot be deserialized by name."""
+
+    def __init__(self, factor):
+        super().__init__()
+        self.factor = factor
+
+    def build(self, shape):
+        self.w = self.add_weight(name="w", shape=(shape[-1],), initializer="ones")
+
+    def call(self, inputs):
+        return inputs * self.w * self.factor
+
+
+@keras.saving.register_keras_serializable(package="test_model_to_estimator")
+class Scaled(keras.layers.Layer):
+    """Its `get_config` forgets `factor`: the model it rebuilds is another one."""
+
+    def __init__(self, factor=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.factor = factor
+
+    def call(self, inputs):
+        return inputs * self.factor
+
+    def get_config(self):
+        return super().get_config()
+
+
+class Residual(keras.Model):
+    """Unregistered, built, and holding a function: no config to rebuild it from."""
+
+    def __init__(self, activation):
+        super().__init__()
+        self.activation = activation
+        self.hidden = keras.layers.Dense(
+            8, kernel_regularizer=keras.regularizers.L2(0.01), name="hidden"
+        )
+        self.norm = keras.layers.BatchNormalization(name="norm")
+        self.logits = keras.layers.Dense(2, name="logits")
+
+    def call(self, inputs, training=False):
+        hidden = self.activation(self.norm(self.hidden(inputs), training=training))
+        return self.logits(hidden)
+
+
+def tensor_input_fn(repeat=False):
+    """Features as one tensor: a subclassed model is given a dict as it is."""
+
+    def input_fn():
+        ds = tf.data.Dataset.from_tensor_slices((X, Y))
+        return (ds.repeat() if repeat else ds).batch(16)
+
+    return input_fn
+
+
+def called_model(kind):
+    keras.utils.set_random_seed(4)
+    inputs = keras.Input((4,), name="x")
+    if kind == "tf_nn_softmax":
+        hidden = keras.layers.Dense(8, activation=tf.nn.softmax, name="hidden")(inputs)
+        model = keras.Model(inputs, keras.layers.Dense(2, name="logits")(hidden))
+    elif kind == "sequential_tf_nn_silu":
+        model = keras.Sequential(
+            [
+                inputs,
+                keras.layers.Dense(8, activation=tf.nn.silu, name="hidden"),
+                keras.layers.Dense(2, name="logits"),
+            ]
+        )
+    elif kind == "config_without_a_setting":
+        hidden = Scaled(3.0)(keras.layers.Dense(8, activation="relu", name="hidden")(inputs))
+        model = keras.Model(inputs, keras.layers.Dense(2, name="logits")(hidden))
+    elif kind == "custom_layer":
+        hidden = Twice(0.5)(keras.layers.Dense(8, activation="relu", name="hidden")(inputs))
+        model = keras.Model(inputs, keras.layers.Dense(2, name="logits")(hidden))
+    else:
+        model = Residual(tf.nn.relu)
+        model(X[:1])
+    model.compile(
+        optimizer=keras.optimizers.SGD(0.1),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=["accuracy"],
+    )
+    return model
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "tf_nn_softmax",
+        "sequential_tf_nn_silu",
+        "custom_layer",
+        "config_without_a_setting",
+        "subclassed",
+    ],
+)
+def test_a_model_keras_cannot_rebuild_starts_from_its_weights_and_trains(kind, model_dir):
+    model = called_model(kind)
+    weights = [w.numpy() for w in model.weights]
+    estimator = est.model_to_estimator(model, model_dir=model_dir)
+
+    predictions = estimator.predict(lambda: tf.data.Dataset.from_tensor_slices(X).batch(16))
+    np.testing.assert_allclose(
+        np.stack([next(iter(p.values())) for p in predictions]),
+        model.predict(X, verbose=0),
+        rtol=1e-5,
+        atol=1e-6,
+    )
+    before = estimator.evaluate(tensor_input_fn())
+    assert_results_close(before, model.evaluate(X, Y, batch_size=16, return_dict=True, verbose=0))
+
+    estimator.train(tensor_input_fn(repeat=True), steps=3)
+    assert estimator.evaluate(tensor_input_fn())["global_step"] == 3
+    assert "logits/kernel" in estimator.get_variable_names()
+    for weight, value in zip(model.weights, weights):
+        np.testing.assert_array_equal(weight.numpy(), value)  # the user's model is left as it was
+
+
+def test_a_called_subclassed_model_trains_as_keras_fit(model_dir):
+    estimator = est.model_to_estimator(called_model("subclassed"), model_dir=model_dir)
+    estimator.train(tensor_input_fn(), steps=4)
+
+    model = called_model("subclassed")
+    model.fit(X, Y, batch_size=16, shuffle=False, verbose=0)
+    keys = ["hidden/kernel", "hidden/bias", "norm/gamma", "norm/beta"]
+    keys += ["norm/moving_mean", "norm/moving_variance", "logits/kernel", "logits/bias"]
+    assert set(keys) <= set(estimator.get_variable_names())
+    for key, weight in zip(keys, model.weights):
+        np.testing.assert_allclose(
+            estimator.get_variable_value(key), weight.numpy(), rtol=1e-5, atol=1e-6
+        )
+
+    trained = load_estimator_weights(called_model("subclassed"), model_dir)
+    np.testing.assert_allclose(
+        trained.predict(X, verbose=0), model.predict(X, verbose=0), rtol=1e-5
+    )
+
+
+class NotRebuildable(keras.Model):
+    def __init__(self, activation):
+        super().__init__()
+        self.activation = activation
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+
+def test_a_subclassed_model_with_neither_config_nor_weights_is_refused():
+    model = NotRebuildable(tf.nn.relu)
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.raises(ValueError, match="must implement `Model.get_config`.*or be built"):
+        est.model_to_estimator(model)
+
+
+class Dropped(keras.Model):
+    def __init__(self, activation):
+        super().__init__()
+        self.activation = activation
+        self.hidden = keras.layers.Dense(8, name="hidden")
+        self.dropout = keras.layers.Dropout(0.5)
+        self.logits = keras.layers.Dense(2, name="logits")
+
+    def call(self, inputs, training=False):
+        return self.logits(self.dropout(self.activation(self.hidden(inputs)), training=training))
+
+
+def test_a_called_model_with_dropout_trains_and_exports_what_it_predicts(tmp_path):
+    model = Dropped(tf.nn.relu)
+    model(X[:1])
+    model.compile("sgd", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    estimator = est.model_to_estimator(model, model_dir=str(tmp_path / "model"))
+    estimator.train(tensor_input_fn(repeat=True), steps=2)
+    assert not [n for n in estimator.get_variable_names() if "seed" in n]  # per process
+
+    def receiver():
+        features = tf.compat.v1.placeholder(tf.float32, [None, 4])
+        return est.export.TensorServingInputReceiver(features, {"x": features})
+
+    export_dir = estimator.export_saved_model(str(tmp_path / "export"), receiver)
+    served = tf.saved_model.load(export_dir.decode()).signatures["serving_default"](
+        x=tf.constant(X)
+    )
+    predictions = estimator.predict(lambda: tf.data.Dataset.from_tensor_slices(X).batch(16))
+    np.testing.assert_allclose(
+        served["output_1"].numpy(), np.stack([p["output_1"] for p in predictions]), rtol=1e-5
+    )

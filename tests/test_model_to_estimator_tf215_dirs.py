@@ -118,3 +118,32 @@ def test_each_optimizer_slot_is_read_from_the_keys_tf215_wrote(optimizer, name, 
         assert f"training/{name}/out/kernel/{slot}" in aliases
         assert object_slot.format(slot) in aliases
     assert f"training/{name}/learning_rate" in aliases
+
+
+class MyAdam(keras.optimizers.Adam):
+    """A user's subclass: 2.15 could not train with one, but the model_dir of the
+    same model with Adam resumes with it, as Keras 2 named it `Adam` too."""
+
+
+def test_a_subclass_of_a_keras_optimizer_reads_the_keys_of_its_base_class():
+    inputs = keras.Input((3,), name="x")
+    model = keras.Model(inputs, keras.layers.Dense(1, name="out")(inputs))
+    model.compile(MyAdam(), "mse")
+    estimator = est.model_to_estimator(keras_model=model)
+    aliases = {key for keys in estimator._model_state.key_aliases.aliases.values() for key in keys}
+    assert {"training/Adam/out/kernel/m", "training/Adam/out/bias/v"} <= aliases
+
+
+def test_a_model_keras_calls_rather_than_rebuilds_reads_the_object_keys_tf215_wrote():
+    """2.15 converted a Dense with `activation=tf.nn.softmax`, whose config Keras 3
+    cannot deserialize: the Estimator calls that model, under the same keys."""
+    inputs = keras.Input((3,), name="x")
+    outputs = keras.layers.Dense(1, activation=tf.nn.softmax, name="out")(inputs)
+    model = keras.Model(inputs, outputs)
+    model.compile(keras.optimizers.Adam(), "mse")
+    aliases = est.model_to_estimator(keras_model=model)._model_state.key_aliases.aliases
+    assert aliases["out/kernel"] == ("layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE",)
+    assert aliases["optimizer/out_kernel_momentum"] == (
+        "training/Adam/out/kernel/m",
+        "layer_with_weights-0/kernel/.OPTIMIZER_SLOT/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE",
+    )

@@ -2,6 +2,7 @@
 
 import logging
 import os
+import re
 import subprocess
 import sys
 
@@ -98,7 +99,7 @@ def test_fast_steps_span_several_summary_periods_per_call(tmp_path, caplog, peri
             [e.value for e in stepwise.Scalars(tag)],
             rtol=1e-5,
         )
-    assert [int(message.rsplit("= ", 1)[1]) for message in logged] == steps
+    assert [int(re.search(r"step = (\d+)", message).group(1)) for message in logged] == steps
 
 
 def test_eval_metrics_in_eval_dirs(model_dir):
@@ -117,9 +118,17 @@ def test_loss_and_step_logs(model_dir, caplog):
     with caplog.at_level(logging.INFO, logger="tensorflow"):
         estimator.train(dataset_input_fn(repeat=True), steps=12)
     messages = [record.getMessage() for record in caplog.records]
-    steps = [m.split("step = ")[1] for m in messages if m.startswith("loss = ")]
-    assert steps == ["0", "5", "10"]
-    assert sum(m.startswith("global_step/sec: ") for m in messages) == 2
+    logged = [m for m in messages if m.startswith(("loss = ", "global_step/sec: "))]
+    # As the original: steps per second (its StepCounterHook's, at the step
+    # before) precede the loss, which says how long since the previous one.
+    assert [re.sub(r"[\d.]+", "N", m.split(", step = ")[-1]) for m in logged] == [
+        "N",
+        "global_step/sec: N",
+        "N (N sec)",
+        "global_step/sec: N",
+        "N (N sec)",
+    ]
+    assert [re.search(r"step = (\d+)", m).group(1) for m in logged[::2]] == ["0", "5", "10"]
     assert any(m.startswith("Loss for final step: ") for m in messages)
 
 
@@ -199,3 +208,25 @@ def test_nested_metric_value_is_returned_whole_and_not_summarized(model_dir):
     assert (float(two), int(one), float(three)) == (2.0, 1, 3.0)
     tags = accumulate(estimator.eval_dir()).Tags()["scalars"]
     assert "flat" in tags and not any(tag.startswith("nested") for tag in tags)
+
+
+def _graph_defs(directory):
+    graphs = []
+    for path in tf.io.gfile.glob(os.path.join(directory, "events.out.tfevents.*")):
+        for event in tf.compat.v1.train.summary_iterator(path):
+            if event.graph_def:
+                graphs.append(tf.compat.v1.GraphDef.FromString(event.graph_def))
+    return graphs
+
+
+def test_eval_events_hold_the_evaluation_graph_once(model_dir):
+    """TensorBoard shows the eval run's graph: the original's eval writer (made
+    once per eval dir) wrote its first evaluation's GraphDef, and only that
+    one (measured on TF 2.15: one graph_def in eval/ after three evaluations)."""
+    estimator = est.Estimator(summarizing_model_fn, config=est.RunConfig(model_dir=model_dir))
+    estimator.train(dataset_input_fn(repeat=True), steps=2)
+    estimator.evaluate(dataset_input_fn(), steps=1)
+    estimator.evaluate(dataset_input_fn(), steps=1)
+    (graph,) = _graph_defs(estimator.eval_dir())
+    names = [node.name for node in graph.node]
+    assert any("accuracy" in name for name in names), names

@@ -26,11 +26,12 @@ else:
     check_keras()
 
     from tfestimator_compat import api
-    from tfestimator_compat.api import *  # noqa: F403
-
-    # tf.keras.estimator.model_to_estimator, not tf.estimator's: kept out of __all__.
-    from tfestimator_compat.api import model_to_estimator  # noqa: F401
     from tfestimator_compat.shim import installer
+    from tfestimator_compat.shim import lazy
+
+    # Each name imports its module when first read (`api.SOURCES`), so a
+    # program pays only for the pieces it uses.
+    __getattr__, __dir__ = lazy.attributes(__name__, api.SOURCES)
 
     def install(force: bool = False):
         """Makes this package `tf.estimator`, `tf.compat.v1.estimator` and the old import paths.

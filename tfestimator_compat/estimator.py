@@ -22,6 +22,8 @@ from tfestimator_compat.engine.distributed import distribution
 from tfestimator_compat.engine.distributed import parameter_servers
 from tfestimator_compat.engine.distributed import session_config
 from tfestimator_compat.engine.inputs.input_fn import call_input_fn
+from tfestimator_compat.engine.loop import progress
+from tfestimator_compat.engine.loop import step_errors
 from tfestimator_compat.engine.loop import stop_signal
 from tfestimator_compat.engine.loop.chunks import MAX_STEPS_PER_CALL
 from tfestimator_compat.engine.loop.chunks import ChunkRequest
@@ -40,6 +42,7 @@ from tfestimator_compat.engine.tracing import fn_args
 from tfestimator_compat.engine.tracing.eager import in_eager_mode
 from tfestimator_compat.engine.tracing.model_fn_graph import ModelFnGraph
 from tfestimator_compat.engine.tracing.model_fn_graph import placeholder_inputs
+from tfestimator_compat.estimator_internals import EstimatorInternals
 from tfestimator_compat.export import graph_saved_model
 from tfestimator_compat.export import saved_model as export_lib
 from tfestimator_compat.export.saved_model import ReceiverInputs
@@ -54,7 +57,7 @@ _RESTORE_ATTEMPTS = 20
 _VALID_MODEL_FN_ARGS = {"features", "labels", "mode", "params", "self", "config"}
 
 
-class Estimator:
+class Estimator(EstimatorInternals):
     """Trains, evaluates and predicts with a `model_fn`, as `tf.estimator.Estimator`.
 
     Args:
@@ -141,6 +144,7 @@ class Estimator:
         if not self.latest_checkpoint():
             raise ValueError(f"Could not find trained model in model_dir: {self.model_dir}.")
 
+    @step_errors.raised_from_the_call
     @in_eager_mode
     def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
         """Trains until `steps` more steps, `max_steps` in all, or the end of input.
@@ -269,8 +273,11 @@ class Estimator:
         # The original's checkpoint saver hook began first, beginning the listeners.
         for listener in listeners:
             listener.begin()
+        if saving and config.is_chief:
+            _logging.info("Create CheckpointSaverHook.")
         runner.begin()
-        state.initialize(graph, latest)
+        with progress.creating_session():
+            state.initialize(graph, latest)
         if steps is not None:
             last_step = int(state.store.get("global_step").numpy()) + steps
         state.mark_trained()
@@ -310,6 +317,7 @@ class Estimator:
                 model.fit(inputs.dataset, epochs=1, shuffle=False, verbose=0, callbacks=[loop])
         return loop.loss
 
+    @step_errors.raised_from_the_call
     @in_eager_mode
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
         """Evaluates on `steps` batches, or to the end of the input.
@@ -349,11 +357,13 @@ class Estimator:
         state.store.reset_local_variables()
         all_hooks = hooks + list(spec.evaluation_hooks)
         runner = HookRunner(session_hooks(all_hooks), graph, inputs.session)
+        started = progress.evaluation_started()
         runner.begin()
-        if in_memory:
-            scaffold.check_in_memory(graph)
-        else:
-            checkpoint_path = state.initialize(graph, checkpoint_path, follow_latest)
+        with progress.creating_session():
+            if in_memory:
+                scaffold.check_in_memory(graph)
+            else:
+                checkpoint_path = state.initialize(graph, checkpoint_path, follow_latest)
         updates = graph.fetchable(graph.metric_update_op)
         callbacks = KerasCallbacks(keras_callbacks(all_hooks), model)
         loop = EvaluationLoop(
@@ -370,7 +380,10 @@ class Estimator:
         results = graph.results(graph.metric_values, graph.value_function(graph.metric_values)())
         results["loss"] = np.float32(model.mean_eval_loss())
         results["global_step"] = np.int64(graph.global_step.numpy())
-        event_files.write_eval_results(self.eval_dir(name), results, checkpoint_path)
+        progress.evaluation_finished(started)
+        event_files.write_eval_results(
+            self.eval_dir(name), results, checkpoint_path, graph.graph.as_graph_def
+        )
         callbacks.test_end(results)
         return results
 
@@ -383,6 +396,7 @@ class Estimator:
         # Scaffold's saver first, which a refused one may not survive.
         scaffold.check_in_memory(self._trace(ModeKeys.EVAL, inputs))
 
+    @step_errors.raised_from_the_call
     @in_eager_mode
     def predict(
         self,
@@ -409,7 +423,10 @@ class Estimator:
         all_hooks = hooks + list(graph.spec.prediction_hooks)
         runner = HookRunner(session_hooks(all_hooks), graph, inputs.session)
         runner.begin()
-        state.initialize(graph, checkpoint_path, follow_latest)
+        with progress.creating_session():
+            state.initialize(graph, checkpoint_path, follow_latest)
+        # The original logged no progress here: a long prediction says it is alive.
+        alive = progress.BatchProgress("Prediction")
 
         def before_batch():
             model.request_chunk(
@@ -424,6 +441,7 @@ class Estimator:
             runner.after_create_session()
             for index, outputs in enumerate(batches):
                 stop = runner.after_step(outputs)
+                alive.advance(1)
                 evaluated = graph.results(predictions, outputs["predictions"])
                 callbacks.on_predict_batch_end(index, {"outputs": evaluated})
                 if not yield_single_examples:
@@ -539,14 +557,15 @@ class Estimator:
     def _trace_for_export(self, mode, receiver_fn, checkpoint_path):
         """The model_fn traced on a receiver's features, with restored variables."""
         inputs = ReceiverInputs(receiver_fn, mode)
-        graph = ModelFnGraph(
-            self._model_fn,
-            mode,
-            inputs,
-            self._model_state.store,
-            self._params_for(mode, export=True),
-            self.config,
-        )
+        with progress.calling_model_fn():
+            graph = ModelFnGraph(
+                self._model_fn,
+                mode,
+                inputs,
+                self._model_state.store,
+                self._params_for(mode, export=True),
+                self.config,
+            )
         self._model_state.restore_from(graph, checkpoint_path)
         return graph, inputs.receiver
 
@@ -588,7 +607,8 @@ class Estimator:
 
     def _traced(self, mode, inputs):
         """The model_fn traced for `mode` on `inputs`, and its Keras model (reused if it can be)."""
-        return self._model_state.traced(mode, inputs, lambda: self._trace(mode, inputs))
+        with progress.calling_model_fn():
+            return self._model_state.traced(mode, inputs, lambda: self._trace(mode, inputs))
 
     def _trace(self, mode, inputs):
         return ModelFnGraph(

@@ -1,31 +1,24 @@
 """`tf.estimator.experimental`."""
 
-from tfestimator_compat.canned.linear_sdca import LinearSDCA
-from tfestimator_compat.canned.logit_fn import call_logit_fn
-from tfestimator_compat.canned.rnn import RNNClassifier
-from tfestimator_compat.canned.rnn import RNNEstimator
-from tfestimator_compat.early_stopping import make_early_stopping_hook
-from tfestimator_compat.early_stopping import read_eval_metrics
-from tfestimator_compat.early_stopping import stop_if_higher_hook
-from tfestimator_compat.early_stopping import stop_if_lower_hook
-from tfestimator_compat.early_stopping import stop_if_no_decrease_hook
-from tfestimator_compat.early_stopping import stop_if_no_increase_hook
-from tfestimator_compat.estimator_hooks import InMemoryEvaluatorHook
-from tfestimator_compat.estimator_hooks import make_stop_at_checkpoint_step_hook
-from tfestimator_compat.export.receivers import build_raw_supervised_input_receiver_fn
+from tfestimator_compat.shim import lazy
 
-__all__ = [
-    "InMemoryEvaluatorHook",
-    "LinearSDCA",
-    "RNNClassifier",
-    "RNNEstimator",
-    "build_raw_supervised_input_receiver_fn",
-    "call_logit_fn",
-    "make_early_stopping_hook",
-    "make_stop_at_checkpoint_step_hook",
-    "read_eval_metrics",
-    "stop_if_higher_hook",
-    "stop_if_lower_hook",
-    "stop_if_no_decrease_hook",
-    "stop_if_no_increase_hook",
-]
+# Where each name is defined, imported when the name is first read.
+_SOURCES = {
+    "LinearSDCA": "tfestimator_compat.canned.linear_sdca",
+    "call_logit_fn": "tfestimator_compat.canned.logit_fn",
+    "RNNClassifier": "tfestimator_compat.canned.rnn",
+    "RNNEstimator": "tfestimator_compat.canned.rnn",
+    "make_early_stopping_hook": "tfestimator_compat.early_stopping",
+    "read_eval_metrics": "tfestimator_compat.early_stopping",
+    "stop_if_higher_hook": "tfestimator_compat.early_stopping",
+    "stop_if_lower_hook": "tfestimator_compat.early_stopping",
+    "stop_if_no_decrease_hook": "tfestimator_compat.early_stopping",
+    "stop_if_no_increase_hook": "tfestimator_compat.early_stopping",
+    "InMemoryEvaluatorHook": "tfestimator_compat.estimator_hooks",
+    "make_stop_at_checkpoint_step_hook": "tfestimator_compat.estimator_hooks",
+    "build_raw_supervised_input_receiver_fn": "tfestimator_compat.export.receivers",
+}
+
+__all__ = sorted(_SOURCES)
+
+__getattr__, __dir__ = lazy.attributes(__name__, _SOURCES)

@@ -4,16 +4,19 @@ The original's V1 namespace had `KMeans` and the DNN and linear logit-fn builder
 besides the names both versions share, and not the RNN estimators (V2 only).
 """
 
-from tfestimator_compat.canned.kmeans import KMeansClustering as KMeans  # noqa: F401
-from tfestimator_compat.canned.logit_fn import dnn_logit_fn_builder  # noqa: F401
-from tfestimator_compat.canned.logit_fn import linear_logit_fn_builder  # noqa: F401
-from tfestimator_compat.experimental import *  # noqa: F403
-from tfestimator_compat.experimental import __all__ as _shared
+from tfestimator_compat import experimental
+from tfestimator_compat.shim import lazy
 
 _V2_ONLY = ("RNNClassifier", "RNNEstimator")
-for _name in _V2_ONLY:
-    del globals()[_name]
-__all__ = sorted(
-    [*(name for name in _shared if name not in _V2_ONLY), "KMeans"]
-    + ["dnn_logit_fn_builder", "linear_logit_fn_builder"]
-)
+
+# Where each name is defined, imported when the name is first read.
+_SOURCES = {
+    **{name: experimental.__name__ for name in experimental.__all__ if name not in _V2_ONLY},
+    "KMeans": "tfestimator_compat.canned.kmeans:KMeansClustering",
+    "dnn_logit_fn_builder": "tfestimator_compat.canned.logit_fn",
+    "linear_logit_fn_builder": "tfestimator_compat.canned.logit_fn",
+}
+
+__all__ = sorted(_SOURCES)
+
+__getattr__, __dir__ = lazy.attributes(__name__, _SOURCES)

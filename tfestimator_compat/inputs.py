@@ -1,13 +1,14 @@
 """`tf.compat.v1.estimator.inputs`: input_fns over numpy arrays and pandas DataFrames.
 
 The original fed arrays through queues and queue runners. Here the input_fn
-builds a `tf.data` pipeline (shuffled per epoch, repeated, batched across
-epoch boundaries as the queue did) and returns `(features, labels)` tensors
+builds a `tf.data` pipeline (shuffled as the queue shuffled, repeated, batched
+across epoch boundaries as the queue did) and returns `(features, labels)` tensors
 from a TF1 one-shot iterator, so it composes as before: an input_fn may call
 it and change the tensors it returns. The Estimator reads every batch of it
 (see `engine/inputs/input_fn.py`).
 """
 
+import random
 from typing import Any
 from typing import Callable
 from typing import Optional
@@ -36,9 +37,11 @@ def numpy_input_fn(
         batch_size: examples per batch; the last batch of the last epoch may
             be smaller.
         num_epochs: passes over the data; None repeats forever.
-        shuffle: required; whether to shuffle the examples (each epoch anew).
-        queue_capacity: kept for compatibility; the pipeline prefetches instead.
-        num_threads: kept for compatibility; the order is deterministic.
+        shuffle: required; whether to shuffle the examples: read in order from
+            a random first row, each batch drawn at random from the next
+            `queue_capacity` rows, as the original's shuffling queue did.
+        queue_capacity: the rows a shuffled batch is drawn from.
+        num_threads: kept for compatibility; one reader keeps the order.
 
     Returns:
         An input_fn returning `(features, labels)`, or `features` when `y` is None.
@@ -52,7 +55,7 @@ def numpy_input_fn(
     estimator.train(input_fn, steps=1000)
     ```
     """
-    del queue_capacity, num_threads
+    del num_threads
     if not isinstance(shuffle, bool):
         raise ValueError(
             "shuffle must be provided and explicitly set as boolean (it is recommended "
@@ -71,10 +74,8 @@ def numpy_input_fn(
                 )
         element = features if labels is None else (features, labels)
         length = len(tf.nest.flatten(element)[0])
-        dataset = tf.data.Dataset.range(length)
-        if shuffle:
-            dataset = dataset.shuffle(length, reshuffle_each_iteration=True)
-        dataset = dataset.repeat(num_epochs).batch(batch_size)
+        dataset = _row_order(length, num_epochs, shuffle, queue_capacity)
+        dataset = dataset.batch(batch_size)
         columns = tf.nest.map_structure(tf.constant, element)
         dataset = dataset.map(
             lambda rows: tf.nest.map_structure(lambda column: tf.gather(column, rows), columns)
@@ -107,8 +108,8 @@ def pandas_input_fn(
         y: None, a `pandas.Series` or a `pandas.DataFrame`, indexed like `x`.
         batch_size: examples per batch.
         num_epochs: passes over the data; None repeats forever.
-        shuffle: required; whether to shuffle the examples.
-        queue_capacity: kept for compatibility.
+        shuffle: required; whether to shuffle the examples (as `numpy_input_fn`).
+        queue_capacity: the rows a shuffled batch is drawn from.
         num_threads: kept for compatibility.
         target_column: a name for a Series `y`; it must not be a column of `x`.
 
@@ -140,6 +141,25 @@ def pandas_input_fn(
     return numpy_input_fn(
         features, labels, batch_size, num_epochs, shuffle, queue_capacity, num_threads
     )
+
+
+def _row_order(length, num_epochs, shuffle, queue_capacity):
+    """The rows' indices in the order the original's shuffling queue gave them.
+
+    The original read the rows in order from a random first row, wrapping
+    around for every epoch, into a `RandomShuffleQueue` of `queue_capacity`
+    rows from which each batch drew at random: a local shuffle across epoch
+    boundaries, not a permutation of the data. Sorted data trains as it did.
+    """
+    if not shuffle:
+        return tf.data.Dataset.range(length).repeat(num_epochs)
+    # The queue's one op seed. The original drew the first row from the OS
+    # even under a `tf_random_seed`; a seeded run starts from a row of its seed.
+    graph_seed, op_seed = tf.compat.v1.get_seed(None)
+    draw = random.SystemRandom() if graph_seed is None else random.Random(f"{graph_seed}/{op_seed}")
+    start = draw.randrange(length) if length else 0
+    rows = tf.data.Dataset.range(start, start + length).map(lambda row: row % length)
+    return rows.repeat(num_epochs).shuffle(max(int(queue_capacity), 1), seed=op_seed)
 
 
 def _arrays(value, argument):

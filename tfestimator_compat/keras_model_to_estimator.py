@@ -8,6 +8,14 @@ you pass is never changed: its weights seed the Estimator through a first
 checkpoint, `model_dir/keras/keras_model.ckpt`, warm-started when `model_dir`
 has no checkpoint of its own.
 
+Keras 3 cannot rebuild every model it can call: a subclassed model, a custom
+layer it cannot deserialize, an activation such as `tf.nn.softmax`. Such a
+model is not rebuilt: the `model_fn` calls the model itself, statelessly, on
+the Estimator's own copy of its weights (`_CallsModel`), under the same
+`<layer name>/<weight name>` keys. Its weights seed the Estimator too, where
+the original started a built subclassed model from fresh weights (and could
+not train it).
+
 Checkpoint names. Checkpoints are name-based, as every other Estimator of this
 package, and a weight's key is `<layer name>/<weight name>` (`hidden/kernel`,
 `dense/kernel` inside a Sequential too), the original's
@@ -41,6 +49,7 @@ from typing import Dict
 from typing import Optional
 
 import keras
+import numpy as np
 import tensorflow as tf
 
 from tfestimator_compat.engine import keras_flavours
@@ -59,6 +68,7 @@ _CHECKPOINT_FORMATS = ("checkpoint", "saver")
 _SAMPLE_WEIGHT_KEYS = {"features", "sample_weights"}
 _SERVING_KEY = tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY
 _OPTIMIZER_NAME = "optimizer"
+_NUMERIC = ("float", "int", "uint", "bfloat")
 
 
 def model_to_estimator(
@@ -118,7 +128,6 @@ def model_to_estimator(
         tf.compat.v1.logging.info("Loading models from %s", keras_model_path)
         keras_model = keras.models.load_model(keras_model_path, custom_objects=custom_objects)
     keras_model = keras_flavours.as_keras3_model(keras_model, custom_objects)
-    _check_rebuildable(keras_model, custom_objects)
     if not getattr(keras_model, "optimizer", None):
         raise ValueError(
             "The given keras model has not been compiled yet. Please compile the "
@@ -129,15 +138,7 @@ def model_to_estimator(
     config = Estimator(model_fn, model_dir=model_dir, config=config).config
     names, aliases = _checkpoint_keys(model_fn)
     warm_start = None
-    if (
-        not isinstance(keras_model, (keras.Sequential, keras_internals.Functional))
-        and keras_model.built
-    ):
-        tf.compat.v1.logging.warning(
-            "The Estimator starts from freshly initialized weights: the weights of a "
-            "subclassed Keras model are not carried over (nor were they by the original)."
-        )
-    elif keras_model.built and config.is_chief:
+    if keras_model.built and names and config.is_chief:
         warm_start = _save_first_checkpoint(keras_model, names, config.model_dir)
     estimator = Estimator(model_fn, config=config, warm_start_from=warm_start)
     estimator._model_state.key_aliases = aliases  # noqa: SLF001 - the Estimator's restores read them
@@ -192,17 +193,63 @@ def load_estimator_weights(
     return keras_model
 
 
-def _check_rebuildable(keras_model, custom_objects):
-    if isinstance(keras_model, (keras.Sequential, keras_internals.Functional)):
-        return
+def _rebuildable_config(keras_model, custom_objects):
+    """The model's config, when Keras rebuilds the same model from it; else None.
+
+    Keras 3 cannot rebuild every model it can call: a subclassed model has no
+    config to speak of, a custom layer may lack `get_config` or registration,
+    and some activations (`tf.nn.softmax`, a lambda) do not deserialize. Those
+    are called as they are (`_CallsModel`). A subclassed model that was never
+    built has no weights to carry over; it is rebuilt in every mode, as the
+    original did, and so needs a config.
+    """
+    graph_network = isinstance(keras_model, (keras.Sequential, keras_internals.Functional))
+    if keras_model.built and not graph_network:
+        return None
     try:
+        config = keras_model.get_config()
         with keras.saving.custom_object_scope(custom_objects or {}):
-            type(keras_model).from_config(keras_model.get_config())
-    except (NotImplementedError, TypeError) as error:
+            rebuilt = _from_config(type(keras_model), copy.deepcopy(config))
+    except Exception as error:  # whatever Keras raises, a built model can be called
+        if keras_model.built:
+            return None
+        if graph_network:
+            raise
         raise ValueError(
             "Subclassed `Model`s passed to `model_to_estimator` must implement "
-            "`Model.get_config` and `Model.from_config`."
+            "`Model.get_config` and `Model.from_config`, or be built (call the model "
+            "on a batch once) so that the Estimator can call it as it is."
         ) from error
+    if keras_model.built and not _computes_the_same(rebuilt, keras_model):
+        return None
+    return config
+
+
+def _computes_the_same(rebuilt, model):
+    """Whether `rebuilt`, given `model`'s weights, maps a sample batch as `model` does.
+
+    A config can give back the same weights and still another model: a custom
+    layer whose `get_config` leaves a setting out comes back with its default.
+    """
+    if _layout(rebuilt) != _layout(model):
+        return False
+    specs = getattr(model, "inputs", None) or []
+    if not specs or not all(str(spec.dtype).startswith(_NUMERIC) for spec in specs):
+        return True
+    random = np.random.RandomState(0)
+    sample = [random.uniform(0, 2, [d or 2 for d in s.shape]).astype(s.dtype) for s in specs]
+    sample = sample[0] if len(sample) == 1 else sample
+    rebuilt.set_weights(model.get_weights())
+    try:
+        expected = tf.nest.flatten(model(sample, training=False))
+        actual = tf.nest.flatten(rebuilt(sample, training=False))
+    except Exception:  # a model that takes its inputs otherwise: its config is trusted
+        return True
+    return all(np.allclose(a, e, rtol=1e-4, atol=1e-5) for a, e in zip(actual, expected))
+
+
+def _layout(model):
+    return [(weight.name, tuple(weight.shape), weight.dtype) for weight in model.weights]
 
 
 def _checkpoint_keys(model_fn):
@@ -229,6 +276,7 @@ def _checkpoint_keys(model_fn):
                 optimizer,
                 store.names_of(optimizer.variables) if optimizer is not None else (),
                 model_fn.optimizer_name,
+                layout=model.user_model if isinstance(model, _CallsModel) else None,
             )
             found.extend([names, aliases])
 
@@ -285,22 +333,31 @@ class _KerasModelFn:
         self, keras_model, custom_objects=None, metric_names_map=None, export_outputs=None
     ):
         # Configs are read now, eagerly: optimizers read variables to serialize.
+        self._model = keras_model
         self._model_class = type(keras_model)
-        self._model_config = keras_model.get_config()
+        self._model_config = _rebuildable_config(keras_model, custom_objects)
+        self._weight_keys = [_weight_key(keras_model, weight) for weight in keras_model.weights]
         self._compile_config = keras_model.get_compile_config()
+        self._optimizer = getattr(keras_model, "optimizer", None)
+        self._optimizer_config = self._optimizer.get_config() if self._optimizer else None
         self._custom_objects = dict(custom_objects or {})
         self._metric_names_map = metric_names_map
         self._export_outputs = export_outputs
         self._input_names = [t.name for t in getattr(keras_model, "inputs", None) or []]
         self._output_names = _output_names(keras_model)
-        optimizer = (self._compile_config or {}).get("optimizer")
-        self.optimizer_name = optimizer["config"].get("name") if optimizer else None
+        self.optimizer_name = (self._optimizer_config or {}).get("name")
 
     def custom_object_scope(self):
         return keras.saving.custom_object_scope(self._custom_objects)
 
     def rebuild(self, features):
-        """A new model from the config; a subclassed one is built by a call on `features`."""
+        """A new model from the config; a subclassed one is built by a call on `features`.
+
+        A model without a usable config is not rebuilt: a `_CallsModel` owns
+        this Estimator's copy of its weights and calls it.
+        """
+        if self._model_config is None:
+            return _CallsModel(self._model, self._weight_keys)
         # from_config consumes its argument.
         model = _from_config(self._model_class, copy.deepcopy(self._model_config))
         if not model.built and features is not None:
@@ -331,12 +388,13 @@ class _KerasModelFn:
         Keras's loss and metric trackers are evaluation state, not weights.
         """
         config = copy.deepcopy(self._compile_config)
-        serialized_optimizer = config.pop("optimizer")
+        config.pop("optimizer")
         optimizer = None
         if mode == ModeKeys.TRAIN:
-            # A fixed name: auto-names (adam_3) would change the checkpoint keys.
-            serialized_optimizer["config"]["name"] = _OPTIMIZER_NAME
-            optimizer = keras.optimizers.deserialize(serialized_optimizer)
+            # Its own class, which need not be registered (a `MyAdam(Adam)`), and a
+            # fixed name: auto-names (adam_3) would change the checkpoint keys.
+            optimizer_config = dict(copy.deepcopy(self._optimizer_config), name=_OPTIMIZER_NAME)
+            optimizer = type(self._optimizer).from_config(optimizer_config)
         with _evaluation_state():
             model.compile(optimizer=optimizer, **keras.saving.deserialize_keras_object(config))
         return optimizer
@@ -346,6 +404,8 @@ class _KerasModelFn:
         if not isinstance(features, dict):
             return features
         names = self._input_names
+        if not names:  # a subclassed model takes the dict, as the original gave it
+            return features
         if len(names) == 1 and len(features) == 1:
             return next(iter(features.values()))
         missing = set(names) - set(features)
@@ -404,6 +464,93 @@ class _KerasModelFn:
         for key, output_class in (self._export_outputs or {}).items():
             outputs[key] = output_class(predictions[key])
         return outputs
+
+
+class _CallsModel(keras.Model):
+    """Owns the Estimator's copy of each weight of `model`, and calls `model` on them.
+
+    For a model Keras cannot rebuild from its config. Each call runs `model`
+    in a `keras.StatelessScope` that maps its weights to this copy's values,
+    so the model the user passed is neither read from nor written to: the
+    gradients reach this copy, whose variables the Estimator's store created
+    and checkpoints under `<layer>/<weight>` keys, and new values of
+    non-trainable weights (batch-norm statistics) come back as this copy's.
+    Its `weights` are in the order of the model's, which seed them.
+
+    Args:
+        model: a built Keras 3 model.
+        keys: the checkpoint key of each of `model.weights`.
+    """
+
+    def __init__(self, model, keys):
+        super().__init__(name="keras_model")
+        weights = {id(weight) for weight in model.weights}
+        # Random-seed state (a Dropout's): copied too, so each step draws anew.
+        state = [v for v in model.non_trainable_variables if id(v) not in weights]
+        self._user = _Untracked(model, model.weights + state)
+        self._copies = [_variable_like(weight, key) for weight, key in zip(model.weights, keys)]
+        with tf.init_scope():
+            initial_values = [v.numpy() for v in state]
+        self._state_copies = [
+            _variable_like(v, _weight_key(model, v), value)
+            for v, value in zip(state, initial_values)
+        ]
+
+    @property
+    def user_model(self):
+        """The model this one calls."""
+        return self._user.model
+
+    @property
+    def weights(self):
+        return list(self._copies)
+
+    def call(self, inputs, training=None):
+        copies = self._copies + self._state_copies
+        # `.value` is the outer stateless scope's value when there is one (training).
+        mapping = [(v, copy_.value) for v, copy_ in zip(self._user.variables, copies)]
+        with keras.StatelessScope(state_mapping=mapping, collect_losses=True) as scope:
+            outputs = self.user_model(inputs, training=training)
+            losses = self.user_model.losses
+        for (variable, value), copy_ in zip(mapping, copies):
+            new_value = scope.get_current_value(variable)
+            if not variable.trainable and new_value is not None and new_value is not value:
+                copy_.assign(new_value)
+        for loss in losses:
+            self.add_loss(loss)
+        return outputs
+
+
+class _Untracked:
+    """Holds a Keras model and its variables out of Keras's tracking: they are the
+    user's, not the Estimator's."""
+
+    def __init__(self, model, variables):
+        self.model = model
+        self.variables = variables
+
+
+def _variable_like(variable, key, initial_value=None):
+    """A Keras variable shaped as `variable`, whose path (and store name) is `key`."""
+    *scopes, name = key.split("/")
+    with contextlib.ExitStack() as stack:
+        for scope in scopes:
+            stack.enter_context(keras.name_scope(scope))
+        new = keras.Variable(
+            initializer=keras.initializers.Zeros() if initial_value is None else initial_value,
+            shape=variable.shape,
+            dtype=variable.dtype,
+            trainable=variable.trainable,
+            name=name,
+        )
+    new.constraint = variable.constraint
+    return new
+
+
+def _weight_key(keras_model, weight):
+    """`<layer>/<weight>`: the weight's path, without the model's own name."""
+    prefix = keras_model.name + "/"
+    return weight.path[len(prefix) :] if weight.path.startswith(prefix) else weight.path
 
 
 def _output_names(keras_model):

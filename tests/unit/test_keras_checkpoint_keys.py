@@ -106,16 +106,55 @@ def test_every_optimizer_variable_has_an_alias():
     ],
 )
 def test_slots_take_their_keras_2_names(optimizer, slot, expected):
-    aliases = _aliases(optimizer())
-    name = optimizer.__name__
-    assert aliases[f"opt/net_hidden_kernel_{slot}"][0] == (
-        f"training/{name}/hidden/kernel/{expected}"
-    )
+    built = optimizer()
+    model = _model()
+    built.build(model.trainable_variables)
+    keys = [f"opt/{index}" for index in range(len(built.variables))]
+    aliases = keras_checkpoint_keys.tf215_aliases(model, _keys(model), built, keys)
+    # Keras 3.7 named Adagrad's slot `accumulator`, 3.15 `net_hidden_kernel_accumulator`.
+    key = next(k for k, v in zip(keys, built.variables) if v.name.endswith(slot))
+    assert aliases[key][0] == f"training/{optimizer.__name__}/hidden/kernel/{expected}"
 
 
 def test_sgds_momentum_slot():
     aliases = _aliases(keras.optimizers.SGD(momentum=0.9))
     assert aliases["opt/net_hidden_bias_momentum"][0] == "training/SGD/hidden/bias/momentum"
+
+
+class SuffixNamedAdagrad(keras.optimizers.Adagrad):
+    """Names its slots as Keras 3.7's Adagrad did: `accumulator`, one per
+    weight in the weights' order, without the weight's path."""
+
+    def build(self, variables):
+        if self.built:
+            return
+        keras.optimizers.Optimizer.build(self, variables)
+        self._accumulators = [
+            self.add_variable(shape=v.shape, dtype=v.dtype, name="accumulator") for v in variables
+        ]
+
+
+def test_slots_named_without_their_weight_belong_to_the_weights_in_order():
+    model = _model()
+    optimizer = SuffixNamedAdagrad()
+    optimizer.build(model.trainable_variables)
+    keys = [f"opt/{index}" for index in range(len(optimizer.variables))]
+    aliases = keras_checkpoint_keys.tf215_aliases(model, _keys(model), optimizer, keys)
+    slots = [
+        aliases[key][0] for key, v in zip(keys, optimizer.variables) if v.name == "accumulator"
+    ]
+    assert slots == [
+        f"training/Adagrad/{weight}/accumulator"
+        for weight in ("hidden/kernel", "hidden/bias", "out/kernel", "out/bias")
+    ]
+
+
+def test_a_subclass_takes_the_slots_and_name_of_its_keras_optimizer():
+    class MyRMSprop(keras.optimizers.RMSprop):
+        pass
+
+    aliases = _aliases(MyRMSprop(), optimizer_name="my_rm_sprop")
+    assert aliases["opt/net_hidden_kernel_velocity"][0] == "training/RMSprop/hidden/kernel/rms"
 
 
 @pytest.mark.parametrize(

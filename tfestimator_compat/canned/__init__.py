@@ -1,22 +1,27 @@
 """Canned estimators: ready-made models on feature columns."""
 
-from tfestimator_compat.canned.baseline import BaselineClassifier
-from tfestimator_compat.canned.baseline import BaselineEstimator
-from tfestimator_compat.canned.baseline import BaselineRegressor
-from tfestimator_compat.canned.boosted_trees import BoostedTreesClassifier
-from tfestimator_compat.canned.boosted_trees import BoostedTreesEstimator
-from tfestimator_compat.canned.boosted_trees import BoostedTreesRegressor
-from tfestimator_compat.canned.dnn import DNNClassifier
-from tfestimator_compat.canned.dnn import DNNEstimator
-from tfestimator_compat.canned.dnn import DNNRegressor
-from tfestimator_compat.canned.dnn_linear_combined import DNNLinearCombinedClassifier
-from tfestimator_compat.canned.dnn_linear_combined import DNNLinearCombinedEstimator
-from tfestimator_compat.canned.dnn_linear_combined import DNNLinearCombinedRegressor
-from tfestimator_compat.canned.linear import LinearClassifier
-from tfestimator_compat.canned.linear import LinearEstimator
-from tfestimator_compat.canned.linear import LinearRegressor
-from tfestimator_compat.canned.parsing_utils import classifier_parse_example_spec
-from tfestimator_compat.canned.parsing_utils import regressor_parse_example_spec
+from tfestimator_compat.shim import lazy
+
+# Where each name is defined, imported when the name is first read.
+_SOURCES = {
+    "BaselineClassifier": "tfestimator_compat.canned.baseline",
+    "BaselineEstimator": "tfestimator_compat.canned.baseline",
+    "BaselineRegressor": "tfestimator_compat.canned.baseline",
+    "BoostedTreesClassifier": "tfestimator_compat.canned.boosted_trees",
+    "BoostedTreesEstimator": "tfestimator_compat.canned.boosted_trees",
+    "BoostedTreesRegressor": "tfestimator_compat.canned.boosted_trees",
+    "DNNClassifier": "tfestimator_compat.canned.dnn",
+    "DNNEstimator": "tfestimator_compat.canned.dnn",
+    "DNNRegressor": "tfestimator_compat.canned.dnn",
+    "DNNLinearCombinedClassifier": "tfestimator_compat.canned.dnn_linear_combined",
+    "DNNLinearCombinedEstimator": "tfestimator_compat.canned.dnn_linear_combined",
+    "DNNLinearCombinedRegressor": "tfestimator_compat.canned.dnn_linear_combined",
+    "LinearClassifier": "tfestimator_compat.canned.linear",
+    "LinearEstimator": "tfestimator_compat.canned.linear",
+    "LinearRegressor": "tfestimator_compat.canned.linear",
+    "classifier_parse_example_spec": "tfestimator_compat.canned.parsing_utils",
+    "regressor_parse_example_spec": "tfestimator_compat.canned.parsing_utils",
+}
 
 __all__ = [
     "BaselineClassifier",
@@ -37,3 +42,5 @@ __all__ = [
     "classifier_parse_example_spec",
     "regressor_parse_example_spec",
 ]
+
+__getattr__, __dir__ = lazy.attributes(__name__, _SOURCES)

@@ -91,17 +91,18 @@ def get_optimizer(optimizer, learning_rate=None):
     return optimizer
 
 
-def get_v1_optimizer(optimizer, learning_rate):
+def get_v1_optimizer(optimizer, learning_rate=None):
     """The `tf.compat.v1.train.Optimizer` a `tf.compat.v1.estimator` canned estimator trains with.
 
     As in TF1, a name gets the estimator's default `learning_rate`, a class or
     other callable is called, and anything but a TF1 optimizer is refused:
-    Keras optimizers belong to the `tf.estimator` (V2) classes.
+    Keras optimizers belong to the `tf.estimator` (V2) classes. The original's
+    `canned.optimizers.get_optimizer_instance`, which libraries imported.
 
     Args:
         optimizer: 'Adagrad', 'Adam', 'Ftrl', 'RMSProp' or 'SGD', a
             `tf.compat.v1.train.Optimizer`, or a callable returning one.
-        learning_rate: the learning rate for a name.
+        learning_rate: the learning rate for a name, which needs one.
     """
     if isinstance(optimizer, str):
         if optimizer not in _V1_BY_NAME:
@@ -109,6 +110,8 @@ def get_v1_optimizer(optimizer, learning_rate):
                 f"Unsupported optimizer name: {optimizer}. Supported names are: "
                 f"{tuple(sorted(_V1_BY_NAME))}"
             )
+        if not learning_rate:
+            raise ValueError("learning_rate must be specified when opt is string.")
         return _V1_BY_NAME[optimizer](learning_rate=learning_rate)
     if callable(optimizer):
         optimizer = optimizer()

@@ -11,6 +11,7 @@ command (and `run --help`) answers in a fraction of a second.
 """
 
 import argparse
+import os
 import sys
 from typing import List
 from typing import Optional
@@ -23,6 +24,7 @@ _PACKAGE = "tfestimator_compat"
 _PROG = "tfestimator-compat"
 _DISTRIBUTION = "tfestimator-compat"
 _RUN_OPTIONS_WITH_VALUE = ("--output",)
+_RUN_FLAGS = ("--tf1",)
 
 
 class _VersionAction(argparse.Action):
@@ -56,7 +58,8 @@ def _parser() -> argparse.ArgumentParser:
             "Run PROGRAM as `python PROGRAM ARGS...` would, with tf.estimator available "
             "(`-m MODULE` as `python -m MODULE ARGS...` would). A .ipynb notebook runs on a "
             "Jupyter kernel with the shim active (the `notebook` extra), cell by cell. "
-            "Options go before PROGRAM (or -m MODULE); everything after it is the program's."
+            "Options go before PROGRAM or -m MODULE (before or after a notebook); everything "
+            "else after it is the program's."
         ),
     )
     run.add_argument(
@@ -99,7 +102,9 @@ def _parser() -> argparse.ArgumentParser:
 def _split_run(argv: List[str]) -> Tuple[List[str], List[str]]:
     """`run`'s own options up to the program path, and the program's arguments.
 
-    Everything after the program path (or `-m MODULE`) belongs to the program, even `--help`.
+    Everything after a program's path (or `-m MODULE`) belongs to the program,
+    even `--help`; after a notebook's, `run`'s own options are still taken
+    (`_notebook_options`).
     """
     index = 1
     while index < len(argv):
@@ -113,9 +118,37 @@ def _split_run(argv: List[str]) -> Tuple[List[str], List[str]]:
             index += 2
             continue
         if not argv[index].startswith("-"):
+            if argv[index].endswith(".ipynb"):
+                return _notebook_options(argv[: index + 1], argv[index + 1 :])
             return argv[: index + 1], argv[index + 1 :]
         index += 1
     return argv, []
+
+
+def _notebook_options(own: List[str], after: List[str]) -> Tuple[List[str], List[str]]:
+    """`run`'s options found after a notebook, kept for `run`; the rest are the notebook's.
+
+    A notebook is opened, not typed after a command, so `run nb.ipynb --output
+    out.ipynb` means the option. Its cells still see the other arguments in
+    `sys.argv`, and all of those after a `--`.
+    """
+    options, args = [], []
+    index = 0
+    while index < len(after):
+        arg = after[index]
+        if arg == "--":
+            args += after[index + 1 :]
+            break
+        if arg in _RUN_OPTIONS_WITH_VALUE:
+            options += after[index : index + 2]
+            index += 2
+            continue
+        if arg in _RUN_FLAGS or arg.partition("=")[0] in _RUN_OPTIONS_WITH_VALUE:
+            options.append(arg)
+        else:
+            args.append(arg)
+        index += 1
+    return [*own, *options], args
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -125,6 +158,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     if argv and argv[0] == "run":
         argv, program_args = _split_run(argv)
     options = _parser().parse_args(argv)
+    if options.command == "run" and _runs_on_a_kernel(options.program):
+        from tfestimator_compat.command import notebook_kernel
+
+        return notebook_kernel.run_notebook(
+            options.program, program_args, output=options.output, tf1=options.tf1
+        )
     if options.command == "run":
         return _run(options, program_args)
     if options.command == "check":
@@ -157,6 +196,19 @@ def _import_the_shim() -> None:
     package = sys.modules[_PACKAGE]
     if not hasattr(package, "install"):
         package.__spec__.loader.exec_module(package)
+
+
+def _runs_on_a_kernel(program: Optional[str]) -> bool:
+    """A notebook for a Jupyter kernel: the kernel imports TensorFlow and the shim, not `run`.
+
+    Importing them here too would cost a second TensorFlow start-up before the
+    kernel even starts.
+    """
+    from tfestimator_compat.command import notebook_kernel
+
+    if program is None or not program.endswith(".ipynb") or not os.path.isfile(program):
+        return False
+    return notebook_kernel.available()
 
 
 def _hook_command(command: str, site_dir: Optional[str]) -> int:

@@ -10,8 +10,10 @@ naming the cell (counting every cell from 1) and its first line.
 """
 
 import json
+import logging
 import os
 import sys
+import tempfile
 from typing import Optional
 from typing import Sequence
 
@@ -21,6 +23,12 @@ MISSING_EXTRA = (
     "running a notebook on a Jupyter kernel needs nbclient, nbformat and ipykernel: "
     "pip install 'tfestimator-compat[notebook]' (or pip install nbclient ipykernel)"
 )
+_START_TRIES = 3
+_PORT_CLASH = "Address already in use"
+# nbclient logs a failed start itself; `run_notebook` says it once, in its own words.
+_QUIET = logging.getLogger("tfestimator_compat.notebook_kernel")
+_QUIET.addHandler(logging.NullHandler())
+_QUIET.propagate = False
 
 
 def available() -> bool:
@@ -40,44 +48,105 @@ def run_notebook(
     """Executes every cell of the notebook at `path` on a fresh kernel; returns the exit status.
 
     A cell that raises stops the run with status 1; one that calls
-    `sys.exit(n)` ends it with status n, as a program would.
+    `sys.exit(n)` ends it with status n, as a program would. A kernel that
+    does not start, or dies, is reported in one line, with status 1.
     """
     import nbformat
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
 
     notebook = _read(path)
     client = NotebookClient(
         notebook,
-        km=_kernel_manager(tf1),
         timeout=None,
         resources={"metadata": {"path": os.path.dirname(os.path.abspath(path))}},
+        log=_QUIET,
     )
-    status = 0
     os.environ[kernel_launcher.NOTEBOOK_ARGV] = json.dumps([path, *args])
-    with client.setup_kernel():
-        for index, cell in enumerate(notebook.cells):
-            if cell.cell_type != "code" or not cell.source.strip():
-                continue
-            try:
-                client.execute_cell(cell, index)
-            except CellExecutionError as error:
-                _echo(cell)
-                if error.ename == "SystemExit":
-                    status = _exit_status(error.evalue)
-                    break
-                print(error, file=sys.stderr)
-                first_line = next(line for line in cell.source.splitlines() if line.strip())
-                print(
-                    f"tfestimator-compat: {path}: cell {index + 1} failed: {first_line.strip()}",
-                    file=sys.stderr,
-                )
-                status = 1
-                break
-            _echo(cell)
+    # The kernel's own stdout and stderr: what reaches a cell comes back as its outputs.
+    with tempfile.TemporaryFile() as kernel_log:
+        try:
+            _start_kernel(client, tf1, kernel_log)
+        except KernelFailed as error:
+            print(
+                f"tfestimator-compat: {path}: the Jupyter kernel did not start: {error}",
+                file=sys.stderr,
+            )
+            return 1
+        with client.setup_kernel(cleanup_kc=True):
+            status = _run_cells(client, notebook, path, kernel_log)
     if output:
         nbformat.write(notebook, output)
     return status
+
+
+class KernelFailed(Exception):
+    """The kernel process ended, or never answered; the message says why, in one line."""
+
+
+def _start_kernel(client, tf1, kernel_log):
+    """Starts a kernel and waits until it answers, again on new ports after a port clash.
+
+    Jupyter picks free ports, closes them and hands them to the kernel, which
+    binds them a moment later: another process can take one in between.
+    """
+    for _ in range(_START_TRIES):
+        kernel_log.seek(0)
+        kernel_log.truncate()
+        client.km = _kernel_manager(tf1)
+        try:
+            client.start_new_kernel(stdout=kernel_log, stderr=kernel_log)
+            client.start_new_kernel_client()
+            return
+        except (OSError, RuntimeError) as error:
+            reason = _failure(kernel_log) or str(error)
+        if _PORT_CLASH not in reason:
+            raise KernelFailed(reason)
+    raise KernelFailed(f"{reason} ({_START_TRIES} tries, each on new ports)")
+
+
+def _run_cells(client, notebook, path, kernel_log):
+    from nbclient.exceptions import CellExecutionError
+    from nbclient.exceptions import DeadKernelError
+
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code" or not cell.source.strip():
+            continue
+        first_line = next(line for line in cell.source.splitlines() if line.strip()).strip()
+        try:
+            client.execute_cell(cell, index)
+        except DeadKernelError as error:
+            _echo(cell)
+            reason = _failure(kernel_log) or str(error)
+            print(
+                f"tfestimator-compat: {path}: the kernel died in cell {index + 1} "
+                f"({first_line}): {reason}",
+                file=sys.stderr,
+            )
+            return 1
+        except CellExecutionError as error:
+            _echo(cell)
+            if error.ename == "SystemExit":
+                return _exit_status(error.evalue)
+            print(error, file=sys.stderr)
+            print(
+                f"tfestimator-compat: {path}: cell {index + 1} failed: {first_line}",
+                file=sys.stderr,
+            )
+            return 1
+        _echo(cell)
+    return 0
+
+
+def _failure(kernel_log) -> str:
+    """The line of the kernel's output that says why it ended: its last exception's."""
+    kernel_log.seek(0)
+    lines = kernel_log.read().decode("utf-8", "replace").splitlines()
+    kernel_log.seek(0, os.SEEK_END)
+    header = "Traceback (most recent call last):"
+    if header in lines:
+        after = lines[len(lines) - lines[::-1].index(header) :]
+        return next((line for line in after if line and not line[0].isspace()), "")
+    return next((line.strip() for line in reversed(lines) if line.strip()), "")
 
 
 def _read(path):
@@ -113,10 +182,8 @@ def _kernel_manager(tf1):
     from jupyter_client.kernelspec import KernelSpec
     from jupyter_client.kernelspec import KernelSpecManager
 
-    argv = [sys.executable, "-m", "tfestimator_compat.command.kernel_launcher"]
-    argv += ["--tf1"] if tf1 else []
     spec = KernelSpec(
-        argv=[*argv, "-f", "{connection_file}"],
+        argv=kernel_launcher.kernel_argv(tf1),
         display_name="Python (tfestimator-compat)",
         language="python",
     )

@@ -20,6 +20,7 @@ from typing import Iterator
 
 import tensorflow as tf
 
+from tfestimator_compat.engine import logs
 from tfestimator_compat.legacy import contrib
 
 # Importers whose `import tensorflow` keeps the real module: they are written for TF 2.
@@ -118,7 +119,9 @@ def tf1_imports() -> Iterator[TF1Module]:
         imported = real_import(name, globals, locals, fromlist, level)
         return imported if fromlist else module
 
-    tf.compat.v1.disable_v2_behavior()
+    # TF 1.x printed no notice for it: the program did not ask for this call.
+    with logs.internal_tf_calls():
+        tf.compat.v1.disable_v2_behavior()
     builtins.__import__ = tf1_import
     try:
         yield module

@@ -14,13 +14,16 @@ once the program has imported tf_keras.
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import sys
 import tempfile
 import types
 import warnings
 
+import h5py
 import keras
+import numpy as np
 
 from tfestimator_compat.engine.internals import keras_internals
 
@@ -143,6 +146,7 @@ def as_keras3_model(model, custom_objects: dict | None = None, compile: bool = T
         with warnings.catch_warnings():  # tf_keras calls .h5 legacy; here it is a carrier
             warnings.simplefilter("ignore", UserWarning)
             model.save(path, include_optimizer=False)
+        _drop_initializer_dtypes(path)
         copy = keras.models.load_model(path, custom_objects=custom_objects, compile=False)
     if compile and getattr(model, "optimizer", None) is not None:
         compiled = keras_internals.compile_arguments(model)
@@ -154,6 +158,29 @@ def as_keras3_model(model, custom_objects: dict | None = None, compile: bool = T
             loss_weights=compiled["loss_weights"],
         )
     return copy
+
+
+def _drop_initializer_dtypes(path: str) -> None:
+    """Takes `dtype` out of the initializer configs in the `.h5` file at `path`.
+
+    TF1 initializers (`tf.compat.v1.glorot_uniform_initializer()`), which
+    tf_keras layers take, report the dtype they were made for; Keras 3's
+    initializers take none, and the layer's own dtype says the same.
+    """
+    with h5py.File(path, "r+") as f:
+        config = json.loads(f.attrs["model_config"])
+        _walk_initializers(config)
+        f.attrs["model_config"] = json.dumps(config)
+
+
+def _walk_initializers(config) -> None:
+    items = config.items() if isinstance(config, dict) else enumerate(config)
+    for key, value in items:
+        if isinstance(key, str) and key.endswith("_initializer") and isinstance(value, dict):
+            if isinstance(value.get("config"), dict):
+                value["config"].pop("dtype", None)
+        elif isinstance(value, (dict, list)):
+            _walk_initializers(value)
 
 
 def _counterpart(value, namespace: str):
@@ -193,6 +220,8 @@ def _counterpart_config(value, cls) -> dict:
             setting = _counterpart(schedule, "optimizers.schedules")
         if key == "reduction" and setting == "auto":  # Keras 2's name for its default
             continue
+        if isinstance(setting, np.generic):  # tf_keras optimizers report numpy floats
+            setting = setting.item()
         if key in accepted:
             config[key] = setting
         elif key not in _DESCRIPTIVE and setting not in (None, False, 0):

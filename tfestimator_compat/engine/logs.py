@@ -22,14 +22,20 @@ _TF_LOGGER = logging.getLogger("tensorflow")
 _INTERNAL_LOG_MESSAGES = ("Saver is deprecated",)
 _V1_SUMMARY_WARNING = "Cannot activate TF2 compatibility support for TF1 summary ops"
 _KERAS_END_OF_INPUT_WARNING = "Your input ran out of data"
+_COLLECTION_NOT_SERIALIZED = ("Issue encountered when serializing",)
 
 
-class _DropInternalMessages(logging.Filter):
+class _DropMessages(logging.Filter):
+    def __init__(self, prefixes):
+        super().__init__()
+        self._prefixes = prefixes
+
     def filter(self, record):
-        return not record.getMessage().startswith(_INTERNAL_LOG_MESSAGES)
+        return not record.getMessage().startswith(self._prefixes)
 
 
-_DROP_INTERNAL_MESSAGES = _DropInternalMessages()
+_DROP_INTERNAL_MESSAGES = _DropMessages(_INTERNAL_LOG_MESSAGES)
+_DROP_COLLECTION_NOTICES = _DropMessages(_COLLECTION_NOT_SERIALIZED)
 _SWALLOW = logging.NullHandler()
 
 
@@ -66,3 +72,17 @@ def reading_to_the_end_of_input():
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_KERAS_END_OF_INPUT_WARNING)
         yield
+
+
+@contextlib.contextmanager
+def meta_graphs_of_traced_graphs():
+    """Around `SessionRunHook` calls: a hook's `FileWriter` (`SummarySaverHook`'s)
+    writes the traced graph's meta graph, whose variable collections hold the
+    model's variables, made eagerly. TensorFlow leaves those collections out,
+    warning once per collection; TensorBoard never reads them, and the user
+    can do nothing about it."""
+    _TF_LOGGER.addFilter(_DROP_COLLECTION_NOTICES)
+    try:
+        yield
+    finally:
+        _TF_LOGGER.removeFilter(_DROP_COLLECTION_NOTICES)

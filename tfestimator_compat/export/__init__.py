@@ -1,19 +1,24 @@
 """`tf.estimator.export`: receivers, export outputs and exporters."""
 
-from tfestimator_compat.engine.internals.tensorflow_internals import ClassificationOutput
-from tfestimator_compat.engine.internals.tensorflow_internals import EvalOutput
-from tfestimator_compat.engine.internals.tensorflow_internals import ExportOutput
-from tfestimator_compat.engine.internals.tensorflow_internals import PredictOutput
-from tfestimator_compat.engine.internals.tensorflow_internals import RegressionOutput
-from tfestimator_compat.engine.internals.tensorflow_internals import TrainOutput
-from tfestimator_compat.export.exporter import Exporter
-from tfestimator_compat.export.receivers import ServingInputReceiver
-from tfestimator_compat.export.receivers import SupervisedInputReceiver
-from tfestimator_compat.export.receivers import TensorServingInputReceiver
-from tfestimator_compat.export.receivers import UnsupervisedInputReceiver
-from tfestimator_compat.export.receivers import build_parsing_serving_input_receiver_fn
-from tfestimator_compat.export.receivers import build_raw_serving_input_receiver_fn
-from tfestimator_compat.export.receivers import build_raw_supervised_input_receiver_fn
+from tfestimator_compat.shim import lazy
+
+# Where each name is defined, imported when the name is first read.
+_SOURCES = {
+    "ClassificationOutput": "tfestimator_compat.engine.internals.tensorflow_internals",
+    "EvalOutput": "tfestimator_compat.engine.internals.tensorflow_internals",
+    "ExportOutput": "tfestimator_compat.engine.internals.tensorflow_internals",
+    "PredictOutput": "tfestimator_compat.engine.internals.tensorflow_internals",
+    "RegressionOutput": "tfestimator_compat.engine.internals.tensorflow_internals",
+    "TrainOutput": "tfestimator_compat.engine.internals.tensorflow_internals",
+    "Exporter": "tfestimator_compat.export.exporter",
+    "ServingInputReceiver": "tfestimator_compat.export.receivers",
+    "SupervisedInputReceiver": "tfestimator_compat.export.receivers",
+    "TensorServingInputReceiver": "tfestimator_compat.export.receivers",
+    "UnsupervisedInputReceiver": "tfestimator_compat.export.receivers",
+    "build_parsing_serving_input_receiver_fn": "tfestimator_compat.export.receivers",
+    "build_raw_serving_input_receiver_fn": "tfestimator_compat.export.receivers",
+    "build_raw_supervised_input_receiver_fn": "tfestimator_compat.export.receivers",
+}
 
 __all__ = [
     "ClassificationOutput",
@@ -31,3 +36,5 @@ __all__ = [
     "build_raw_serving_input_receiver_fn",
     "build_raw_supervised_input_receiver_fn",
 ]
+
+__getattr__, __dir__ = lazy.attributes(__name__, _SOURCES)

@@ -218,7 +218,8 @@ def _build_signature_defs(receiver_tensors, export_outputs, alternatives=None, s
                 continue
             signature_defs[key] = signature_def
     for key, reason in excluded.items():
-        tf.compat.v1.logging.warning("Signature %r is not exported: %s", key, reason)
+        # The original reported the signatures it left out at INFO.
+        tf.compat.v1.logging.info("Signature %r is not exported: %s", key, reason)
     return signature_defs
 
 

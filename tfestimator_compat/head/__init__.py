@@ -1,15 +1,20 @@
 """Heads: what a model's logits mean, for canned estimators and custom `model_fn`s."""
 
-from tfestimator_compat.head.base_head import Head
-from tfestimator_compat.head.binary_class_head import BinaryClassHead
-from tfestimator_compat.head.metric_keys import MetricKeys
-from tfestimator_compat.head.multi_class_head import MultiClassHead
-from tfestimator_compat.head.multi_head import MultiHead
-from tfestimator_compat.head.multi_label_head import MultiLabelHead
-from tfestimator_compat.head.prediction_keys import PredictionKeys
-from tfestimator_compat.head.regression_head import LogisticRegressionHead
-from tfestimator_compat.head.regression_head import PoissonRegressionHead
-from tfestimator_compat.head.regression_head import RegressionHead
+from tfestimator_compat.shim import lazy
+
+# Where each name is defined, imported when the name is first read.
+_SOURCES = {
+    "Head": "tfestimator_compat.head.base_head",
+    "BinaryClassHead": "tfestimator_compat.head.binary_class_head",
+    "MetricKeys": "tfestimator_compat.head.metric_keys",
+    "MultiClassHead": "tfestimator_compat.head.multi_class_head",
+    "MultiHead": "tfestimator_compat.head.multi_head",
+    "MultiLabelHead": "tfestimator_compat.head.multi_label_head",
+    "PredictionKeys": "tfestimator_compat.head.prediction_keys",
+    "LogisticRegressionHead": "tfestimator_compat.head.regression_head",
+    "PoissonRegressionHead": "tfestimator_compat.head.regression_head",
+    "RegressionHead": "tfestimator_compat.head.regression_head",
+}
 
 __all__ = [
     "BinaryClassHead",
@@ -23,3 +28,5 @@ __all__ = [
     "PredictionKeys",
     "RegressionHead",
 ]
+
+__getattr__, __dir__ = lazy.attributes(__name__, _SOURCES)

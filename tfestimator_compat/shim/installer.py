@@ -7,7 +7,8 @@ this package's API everywhere legacy code looks for it:
   with `tf.estimator.export` and `tf.estimator.experimental`;
 - `tf.compat.v1.estimator`, with the V1 canned estimators (`canned.v1`), also
   `inputs`, on both the `tf.compat.v1` attribute
-  and the `tensorflow.compat.v1` module (`import tensorflow.compat.v1 as tf`);
+  and the `tensorflow.compat.v1` module (`import tensorflow.compat.v1 as tf`),
+  and as `tf.compat.v2.compat.v1.estimator`;
 - the old package: `import tensorflow_estimator`, `tensorflow_estimator.estimator`;
 - `tf.keras.estimator.model_to_estimator`, once the package provides it;
 - a working `tf.compat.v1.layers`, once the package provides it;
@@ -27,6 +28,8 @@ from typing import Iterable
 from typing import Optional
 
 import tensorflow as tf
+
+from tfestimator_compat.shim import lazy
 
 _MARKER = "_tfestimator_compat"
 _NOT_API = frozenset({"install"})
@@ -69,6 +72,9 @@ def install(package: types.ModuleType, force: bool = False) -> Optional[types.Mo
     _register("tensorflow.estimator", v2)
     _register("tensorflow.compat.v2.estimator", v2)
     _register("tensorflow.compat.v1.estimator", v1)
+    for outer in ("v1", "v2"):  # `import tensorflow.compat.v2.compat.v1.estimator`
+        _register(f"tensorflow.compat.{outer}.compat.v2.estimator", v2)
+        _register(f"tensorflow.compat.{outer}.compat.v1.estimator", v1)
     _register("tensorflow_estimator.estimator", v1)
     legacy = _namespace("tensorflow_estimator", "The tensorflow_estimator package, as before.")
     legacy.estimator = v1
@@ -91,23 +97,24 @@ def _own_estimator():
 def _namespace(name, doc):
     """A module object kept across `install()` calls, so `tf.estimator` stays one object."""
     if name not in _namespaces:
-        module = types.ModuleType(name, doc)
+        module = lazy.Namespace(name, doc)
         setattr(module, _MARKER, True)
         _namespaces[name] = module
     return _namespaces[name]
 
 
-def _fill(namespace, source):
-    """Sets the public names of `source` (its `__all__`) on `namespace`, and only those."""
+def _fill(namespace, source, overrides=()):
+    """Makes the public names of `source` (its `__all__`) the names of `namespace`, and only those.
+
+    Each is read from `source` when first used (`lazy.Namespace`), so
+    installing imports none of the modules behind the names. `overrides` are
+    `(module name, names)` that replace their namesakes, read from that module.
+    """
     names = getattr(source, "__all__", None)
     if names is None:
         names = [name for name in vars(source) if not name.startswith("_")]
-    names = sorted(set(names) - _NOT_API)
-    for stale in set(getattr(namespace, "__all__", ())) - set(names):
-        delattr(namespace, stale)
-    for name in names:
-        setattr(namespace, name, getattr(source, name))
-    namespace.__all__ = names
+    names = set(names) - _NOT_API
+    namespace.__all__ = namespace.provide([(source, names), *overrides])
     return namespace
 
 
@@ -117,14 +124,15 @@ def _build_namespaces(package):
     from tfestimator_compat import experimental_v1
     from tfestimator_compat import export
     from tfestimator_compat import inputs
-    from tfestimator_compat.canned import v1 as canned_v1
+    from tfestimator_compat.shim.api_surface import source_names
 
     doc = "tf.estimator, provided by tfestimator_compat."
     v2 = _fill(_namespace("tensorflow.estimator", doc), package)
-    v1 = _fill(_namespace("tensorflow.compat.v1.estimator", doc), package)
-    # The canned estimators of TF1 (SUM loss, TF1 optimizers) replace their V2 namesakes.
-    for name in canned_v1.__all__:
-        setattr(v1, name, getattr(canned_v1, name))
+    # The canned estimators of TF1 (SUM loss, TF1 optimizers) replace their V2 namesakes;
+    # their names are read from the module's source, which is imported when one is used.
+    canned_v1 = "tfestimator_compat.canned.v1"
+    v1_overrides = [(canned_v1, source_names.declared_all(canned_v1))]
+    v1 = _fill(_namespace("tensorflow.compat.v1.estimator", doc), package, v1_overrides)
     v2.export = v1.export = _fill(_namespace("tensorflow.estimator.export", export.__doc__), export)
     v2.experimental = _fill(
         _namespace("tensorflow.estimator.experimental", experimental.__doc__), experimental
@@ -161,10 +169,11 @@ def _compat_modules():
         found[version].append(tf_internals.loaded_compat_api_module(version))
         found[version].append(importlib.import_module(f"tensorflow.compat.{version}"))
         found[version].append(getattr(tf.compat, version))
-    for version in found:  # `tf.compat.v1.compat.v1`, which TF 1.15 code reached too
-        found[version] += [
-            getattr(getattr(v1, "compat", None), version, None) for v1 in found["v1"]
-        ]
+    # `tf.compat.v1.compat.v1` (TF 1.15 code reached it) and `tf.compat.v2.compat.v1`
+    # (code written for both TF 1.15 and 2.x), and their `compat.v2` twins.
+    outer = found["v1"] + found["v2"]
+    for version in found:
+        found[version] += [getattr(getattr(api, "compat", None), version, None) for api in outer]
     return _unique(found["v1"]), _unique(found["v2"])
 
 
@@ -194,12 +203,10 @@ def _install_keras_estimator(compat_v1, package):
     """`tf.keras.estimator.model_to_estimator`, where the package has `model_to_estimator`."""
     from tfestimator_compat.engine.internals import keras_internals
 
-    model_to_estimator = getattr(package, "model_to_estimator", None)
-    if model_to_estimator is None:
+    if "model_to_estimator" not in dir(package):  # read when first used, not here
         return
     namespace = _namespace("tensorflow.keras.estimator", "tf.keras.estimator.")
-    namespace.model_to_estimator = model_to_estimator
-    namespace.__all__ = ["model_to_estimator"]
+    namespace.__all__ = namespace.provide([(package, ["model_to_estimator"])])
     kerases = [tf.keras, keras_internals.loaded_tf_keras_namespace()]
     for module in compat_v1:
         try:

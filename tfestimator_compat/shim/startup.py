@@ -155,6 +155,15 @@ def install(package_dir=None):
     if package_dir is not None and not os.path.isdir(package_dir):
         _remove_hook_files()
         return
+    activate_on_import()
+
+
+def activate_on_import():
+    """Activates now if TensorFlow is already imported, else when it is, whatever the switch.
+
+    `tfestimator-compat run` asks for the shim explicitly: its notebook kernel
+    activates through here.
+    """
     if "tensorflow" in sys.modules:
         if _needs_shim():
             _activate()

@@ -1,26 +1,18 @@
 """`tf.compat.v1.estimator.tpu`: TPUEstimator run off TPU."""
 
-import types
+from tfestimator_compat.shim import lazy
 
-from tfestimator_compat.tpu.cross_shard import CrossShardOptimizer
-from tfestimator_compat.tpu.embedding import EmbeddingConfigSpec
-from tfestimator_compat.tpu.tpu_config import InputPipelineConfig
-from tfestimator_compat.tpu.tpu_config import RunConfig
-from tfestimator_compat.tpu.tpu_config import TPUConfig
-from tfestimator_compat.tpu.tpu_estimator import TPUEstimator
-from tfestimator_compat.tpu.tpu_estimator import TPUEstimatorSpec
+# Where each name is defined, imported when the name is first read.
+_SOURCES = {
+    "CrossShardOptimizer": "tfestimator_compat.tpu.cross_shard",
+    "InputPipelineConfig": "tfestimator_compat.tpu.tpu_config",
+    "RunConfig": "tfestimator_compat.tpu.tpu_config",
+    "TPUConfig": "tfestimator_compat.tpu.tpu_config",
+    "TPUEstimator": "tfestimator_compat.tpu.tpu_estimator",
+    "TPUEstimatorSpec": "tfestimator_compat.tpu.tpu_estimator",
+    "experimental": "tfestimator_compat.tpu.experimental",
+}
 
-experimental = types.ModuleType(
-    "tfestimator_compat.tpu.experimental", "`tf.compat.v1.estimator.tpu.experimental`."
-)
-experimental.EmbeddingConfigSpec = EmbeddingConfigSpec
+__all__ = sorted(_SOURCES)
 
-__all__ = [
-    "CrossShardOptimizer",
-    "InputPipelineConfig",
-    "RunConfig",
-    "TPUConfig",
-    "TPUEstimator",
-    "TPUEstimatorSpec",
-    "experimental",
-]
+__getattr__, __dir__ = lazy.attributes(__name__, _SOURCES)

@@ -10,6 +10,7 @@ read when it is used: each is read by one function here, which says what the
 package assumes of it. `tests/test_internals.py` checks them all.
 """
 
+import contextlib
 import sys
 
 from tfestimator_compat.engine.internals.resolver import internal
@@ -656,8 +657,25 @@ def drop_write_graph_float_format():
 atomic_write_string_to_file = internal(
     "tensorflow.python.lib.io.file_io", "atomic_write_string_to_file"
 )
-# A context manager: TensorFlow's deprecation notices are not logged inside.
-deprecation_notices_silenced = internal("tensorflow.python.util.deprecation", "silence")
+_silence_deprecation_notices = internal("tensorflow.python.util.deprecation", "silence")
+
+
+@contextlib.contextmanager
+def deprecation_notices_silenced():
+    """TensorFlow's deprecation notices are not logged inside.
+
+    TensorFlow's `silence()` puts the notices back only when its block ends
+    without an exception; a failed save would leave every later notice of
+    the user's own calls unprinted. Here they come back either way.
+    """
+    silenced = _silence_deprecation_notices()
+    silenced.__enter__()
+    try:
+        yield
+    finally:
+        silenced.__exit__(None, None, None)
+
+
 # `summary_writer_initializer_op()`: the init ops of the summary writers made in
 # the current graph; `legacy_raw_flush(writer=)`: an op flushing one.
 summary_writer_initializer_op = internal(_SUMMARY_OPS, "summary_writer_initializer_op")

@@ -7,9 +7,12 @@ tensors and make ops), `after_create_session()`, `before_run()` /
 hook's `request_stop()` ends the loop after that step.
 """
 
+import contextlib
+
 import tensorflow as tf
 
 from tfestimator_compat.engine import keras_flavours
+from tfestimator_compat.engine import logs
 from tfestimator_compat.engine.inputs.input_structure import map_leaves
 from tfestimator_compat.engine.state import checkpoints
 from tfestimator_compat.engine.tracing.tensor_semantics import tf1_tensor_semantics
@@ -186,14 +189,14 @@ class HookRunner:
         """Each hook's `begin`, before the variables are restored or initialized,
         as the original called it before making its Session: what a hook adds to
         the graph is there when they are."""
-        with self._graph.extending(), tf1_tensor_semantics():
+        with self._graph.extending(), _around_hooks():
             for hook in self._hooks:
                 hook.begin()
 
     def after_create_session(self):
         """Each hook's `after_create_session`, once the variables have their
         values (and the first checkpoint is saved), before the first step."""
-        with self._graph.extending(), tf1_tensor_semantics():
+        with self._graph.extending(), _around_hooks():
             for hook in self._hooks:
                 hook.after_create_session(self._session, self._coordinator)
 
@@ -201,7 +204,7 @@ class HookRunner:
         """Asks each hook what to fetch in the next step; returns those fetches."""
         self._requests, self._contexts = [], []
         fetches = {}
-        with self._graph.graph.as_default(), tf1_tensor_semantics():
+        with self._graph.graph.as_default(), _around_hooks():
             self._ask_hooks(fetches)
         return fetches
 
@@ -230,7 +233,7 @@ class HookRunner:
     def after_step(self, outputs, which=slice(None)):
         """Hands each hook (those `which` selects) its results; returns True when
         a hook asked to stop."""
-        with self._graph.graph.as_default(), tf1_tensor_semantics():
+        with self._graph.graph.as_default(), _around_hooks():
             self._tell_hooks(outputs, range(len(self._hooks))[which])
         return self._coordinator.stop_requested
 
@@ -251,6 +254,13 @@ class HookRunner:
                 self._coordinator.request_stop()
 
     def end(self):
-        with self._graph.graph.as_default(), tf1_tensor_semantics():
+        with self._graph.graph.as_default(), _around_hooks():
             for hook in self._hooks:
                 hook.end(self._session)
+
+
+@contextlib.contextmanager
+def _around_hooks():
+    """What each call of the hooks runs in: TF1 tensors, no notices about the traced graph."""
+    with tf1_tensor_semantics(), logs.meta_graphs_of_traced_graphs():
+        yield

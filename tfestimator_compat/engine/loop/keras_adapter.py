@@ -20,10 +20,18 @@ import tensorflow as tf
 
 from tfestimator_compat.engine.internals import tensorflow_internals
 from tfestimator_compat.engine.loop import compiled_step
+from tfestimator_compat.engine.loop import step_errors
 from tfestimator_compat.engine.loop import stop_signal
 from tfestimator_compat.engine.loop.chunks import ChunkRequest
 from tfestimator_compat.engine.loop.chunks import ChunkResult
 from tfestimator_compat.engine.tracing.model_fn_graph import cache_key
+
+
+def _any_nan(loss):
+    """Whether any value of a floating `loss` is NaN (False for other dtypes)."""
+    if not loss.dtype.is_floating:
+        return tf.constant(False)
+    return tf.reduce_any(tf.math.is_nan(loss))
 
 
 def _batch_major_shape(shape):
@@ -292,7 +300,7 @@ class ModelFnModel(keras.Model):
         (0.0 when no batch ran, as that metric divided)."""
         return self._loss_total.numpy() / self.steps_run if self.steps_run else 0.0
 
-    def _multi_step_function(self, step_function):
+    def _multi_step_function(self, step_function, stops_at_nan_loss=False):
         """A `tf.function` that runs up to `n` steps on batches of `iterator`.
 
         When the first step fetches more than the others (summaries, logged
@@ -308,7 +316,8 @@ class ModelFnModel(keras.Model):
         orders the two), and only when that next step is due, so a call takes
         exactly the batches of the steps it runs; but a step whose model_fn
         stop signal comes out true ends the call and training, dropping the
-        batch read for the step that would have followed. The first step's
+        batch read for the step that would have followed; so does a training
+        step whose loss is NaN (`stops_at_nan_loss`). The first step's
         batch is read directly: at the end of the input that raises
         OutOfRangeError, which ends the epoch.
         """
@@ -323,9 +332,14 @@ class ModelFnModel(keras.Model):
             return tf.nest.map_structure(tf.type_spec_from_value, structure)
 
         def running(steps_left, outputs):
-            if stop_signal.FETCH_KEY not in outputs:
-                return steps_left
-            return tf.logical_and(steps_left, tf.logical_not(outputs[stop_signal.FETCH_KEY]))
+            going = steps_left
+            if stop_signal.FETCH_KEY in outputs:
+                going = tf.logical_and(going, tf.logical_not(outputs[stop_signal.FETCH_KEY]))
+            if stops_at_nan_loss and "loss" in outputs:
+                # The original's NaN check raised at the step whose loss was NaN:
+                # the call ends there, and the loop callback raises.
+                going = tf.logical_and(going, tf.logical_not(_any_nan(outputs["loss"])))
+            return going
 
         @tf.autograph.experimental.do_not_convert
         def multi_step(iterator, n, every):
@@ -391,13 +405,18 @@ class ModelFnModel(keras.Model):
         def run(iterator):
             if not any(read is iterator for read in self._read_iterators):
                 self._read_iterators.append(iterator)
-            multi_step = self._cached(kind, lambda: self._multi_step_function(step_function))
+            multi_step = self._cached(
+                kind, lambda: self._multi_step_function(step_function, kind == "train")
+            )
             n = self.chunk_request.steps
             every = self.chunk_request.event_every or n
-            with compiled_step.autoclustering(self.compiled_step):
-                first, outputs, ran, events = multi_step(
-                    iterator, tf.constant(n), tf.constant(every)
-                )
+            try:
+                with compiled_step.autoclustering(self.compiled_step):
+                    first, outputs, ran, events = multi_step(
+                        iterator, tf.constant(n), tf.constant(every)
+                    )
+            except tf.errors.OpError as error:
+                raise step_errors.told_from_the_graph(error, self._graph.graph) from None
             if int(ran) == 0:
                 raise StopIteration  # the input ended before this call
             self.record_call(first, outputs, ran, events)
@@ -439,7 +458,7 @@ class ModelFnModel(keras.Model):
     def train_multi_step(self):
         """The training multi-step `tf.function` of `(iterator, n, every)` for the
         current fetches (see `_multi_step_function`), for a loop that calls it itself."""
-        return self._cached("train", lambda: self._multi_step_function(self.train_step))
+        return self._cached("train", lambda: self._multi_step_function(self.train_step, True))
 
     def _cached(self, kind, make):
         fetches = self._steps.first_fetches
@@ -552,8 +571,11 @@ class ModelFnModel(keras.Model):
             predict, layout = self.make_predict_function()
             one = before_batch is not None or layout["one_batch_per_call"]
             n = 1 if one else batches_per_call
-            with compiled_step.autoclustering(self.compiled_step):
-                arrays, sizes, count = predict(self._predict_iterator, tf.constant(n))
+            try:
+                with compiled_step.autoclustering(self.compiled_step):
+                    arrays, sizes, count = predict(self._predict_iterator, tf.constant(n))
+            except tf.errors.OpError as error:
+                raise step_errors.told_from_the_graph(error, self._graph.graph) from None
             if int(count) == 0:
                 return
             arrays = [a.numpy() for a in arrays]

@@ -33,6 +33,7 @@ import keras
 import tensorflow as tf
 
 from tfestimator_compat.engine.loop import chunks
+from tfestimator_compat.engine.loop import progress
 from tfestimator_compat.engine.loop import stop_signal
 from tfestimator_compat.engine.loop.chunks import MAX_STEPS_PER_CALL
 from tfestimator_compat.engine.loop.chunks import ChunkRequest
@@ -222,6 +223,15 @@ class TrainingLoop(_StepLoop):
         events = self._events_of_call(first_step, first, chunk.events)
         losses = [first["loss"].numpy(), self.loss]
         losses += [fetched["logged_loss"] for _, fetched in events if "logged_loss" in fetched]
+        advance = round(self._global_steps_per_step())
+        # Steps before the call's last one logged before its checkpoint, as
+        # the original's hooks did, step by step.
+        last_run = self.step - max(advance, 1)
+        earlier = [(step, fetched) for step, fetched in events if step < last_run]
+        # Up to a NaN loss: the original's NaN check came before its loss log.
+        nan = [math.isnan(float(fetched.get("logged_loss", 0.0))) for _, fetched in earlier]
+        earlier = earlier[: nan.index(True)] if any(nan) else earlier
+        self._write_events(earlier, first_step, elapsed, advance)
         # The original's CheckpointSaverHook ran first among the hooks: a due
         # checkpoint is written before a user hook or the NaN check may raise.
         saved = self._saver is not None and self._save_timer.should_trigger_for_step(self.step)
@@ -235,7 +245,18 @@ class TrainingLoop(_StepLoop):
         self._callbacks.train_batch_end(first_step, self.loss, chunk.steps_run)
         if saved:
             self._callbacks.epoch_end(self._epoch_logs())
-        advance = round(self._global_steps_per_step())
+        self._write_events(events[len(earlier) :], first_step, elapsed, advance)
+        if self._last_step is not None and self.step >= self._last_step:
+            stop = True
+        if stop_signal.FETCH_KEY in last and last[stop_signal.FETCH_KEY].numpy():
+            stop = True
+        if self._progress is not None:
+            self._progress.update(self.step, [("loss", float(self.loss))])
+        if stop:
+            self.model.stop_training = True
+
+    def _write_events(self, events, first_step, elapsed, advance):
+        """Writes the summaries and logs the losses the call's steps fetched."""
         for event_step, fetched in events:
             # Summaries are written at the global step the step ended at, as the
             # original's SummarySaverHook and StepCounterHook did; the loss is
@@ -252,14 +273,6 @@ class TrainingLoop(_StepLoop):
                 when = self._call_started + done * elapsed
                 self._log(event_step, event_step + advance, fetched["logged_loss"], when)
                 self._next_log = event_step + self._config.log_step_count_steps
-        if self._last_step is not None and self.step >= self._last_step:
-            stop = True
-        if stop_signal.FETCH_KEY in last and last[stop_signal.FETCH_KEY].numpy():
-            stop = True
-        if self._progress is not None:
-            self._progress.update(self.step, [("loss", float(self.loss))])
-        if stop:
-            self.model.stop_training = True
 
     @staticmethod
     def _events_of_call(first_step, first, later):
@@ -315,6 +328,7 @@ class TrainingLoop(_StepLoop):
         )
         self._saver.save(step)
         self._save_timer.update_last_triggered_step(step)
+        _logging.info("Calling checkpoint listeners after saving checkpoint %d...", step)
         stop = False
         for listener in self._listeners:
             if listener.after_save(None, step):
@@ -325,9 +339,12 @@ class TrainingLoop(_StepLoop):
         return stop
 
     def _log(self, run_step, end_step, loss, when):
-        _logging.info("loss = %s, step = %d", loss, run_step)
+        """Logs steps per second, then the loss, as the original's StepCounterHook
+        (at the step before) and LoggingTensorHook did."""
+        elapsed = None
         if self._last_log is not None:
             last_step, last_time = self._last_log
+            elapsed = when - last_time
             if run_step > last_step and when > last_time:
                 rate = (run_step - last_step) / (when - last_time)
                 _logging.info("global_step/sec: %g", rate)
@@ -335,6 +352,10 @@ class TrainingLoop(_StepLoop):
                     value=[tf.compat.v1.Summary.Value(tag="global_step/sec", simple_value=rate)]
                 )
                 event_files.write_summary(self.model_dir, summary, end_step, flush=False)
+        if elapsed is None:
+            _logging.info("loss = %s, step = %d", loss, run_step)
+        else:
+            _logging.info("loss = %s, step = %d (%.3f sec)", loss, run_step, elapsed)
         self._last_log = (run_step, when)
 
 
@@ -351,6 +372,7 @@ class EvaluationLoop(_StepLoop):
     def __init__(self, *, runner, base_fetches, steps=None, callbacks=None):
         super().__init__(runner=runner, base_fetches=base_fetches, callbacks=callbacks)
         self._steps = steps
+        self._progress = progress.BatchProgress("Evaluation", steps)
         self.evaluated = 0
 
     def _every_step(self):
@@ -358,13 +380,16 @@ class EvaluationLoop(_StepLoop):
 
     def on_test_batch_begin(self, batch, logs=None):
         remaining = MAX_STEPS_PER_CALL if self._steps is None else self._steps - self.evaluated
-        self._prepare_call(min(MAX_STEPS_PER_CALL, remaining))
+        # A chunk ends where a progress line is due, so it is logged when due.
+        due = self._progress.batches_to_next_line() or MAX_STEPS_PER_CALL
+        self._prepare_call(min(MAX_STEPS_PER_CALL, remaining, due))
         self._callbacks.test_batch_begin(self.evaluated)
 
     def on_test_batch_end(self, batch, logs=None):
         chunk = self.model.last_chunk
         self._callbacks.test_batch_end(self.evaluated, chunk.last["loss"])
         self.evaluated += chunk.steps_run
+        self._progress.advance(chunk.steps_run)
         stop = self._finish_call()
         if stop or (self._steps is not None and self.evaluated >= self._steps):
             self.model.stop_evaluating = True

@@ -6,6 +6,7 @@ original Estimator wrote them, so TensorBoard and scripts that read
 """
 
 import os
+import weakref
 
 import numpy as np
 import tensorflow as tf
@@ -13,6 +14,9 @@ from google.protobuf import message
 
 from tfestimator_compat.engine import logs
 from tfestimator_compat.engine import process_state
+
+# The writers whose events file already holds a graph.
+_WITH_GRAPH = weakref.WeakSet()
 
 
 def writer_for(directory):
@@ -90,6 +94,7 @@ def write_graph(directory, graph_def):
     with writer.as_default():
         tf.summary.graph(graph_def)
     writer.flush()
+    _WITH_GRAPH.add(writer)
 
 
 def dict_to_summary(values):
@@ -133,19 +138,33 @@ def _add_serialized_summary(summary, key, serialized):
 
 
 def dict_to_str(values):
+    # str(): a numpy float32 prints as the original printed it (0.95), not widened.
     return ", ".join(
-        f"{key} = {value}" for key, value in sorted(values.items()) if not isinstance(value, bytes)
+        f"{key} = {value!s}"
+        for key, value in sorted(values.items())
+        if not isinstance(value, bytes)
     )
 
 
-def write_eval_results(directory, results, checkpoint_path):
-    """Writes evaluation metrics and the evaluated checkpoint's path."""
+def write_eval_results(directory, results, checkpoint_path, graph_def=None):
+    """Writes evaluation metrics and the evaluated checkpoint's path.
+
+    `graph_def()` (the evaluation's GraphDef) goes first into an events file
+    that holds no graph yet: the original's eval writer, made once per
+    directory, wrote its first evaluation's graph for TensorBoard.
+    """
     step = int(results["global_step"])
+    if graph_def is not None and writer_for(directory) not in _WITH_GRAPH:
+        write_graph(directory, graph_def())
     tf.compat.v1.logging.info("Saving dict for global step %d: %s", step, dict_to_str(results))
     summary = dict_to_summary(results)
     if checkpoint_path:
         summary.value.add(
             tag="checkpoint_path",
             tensor=tf.make_tensor_proto(checkpoint_path, dtype=tf.string),
+        )
+    if checkpoint_path:
+        tf.compat.v1.logging.info(
+            "Saving 'checkpoint_path' summary for global step %d: %s", step, checkpoint_path
         )
     write_summary(directory, summary, step)

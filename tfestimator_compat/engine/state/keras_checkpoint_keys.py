@@ -23,7 +23,7 @@ from tfestimator_compat.engine.state import checkpoints
 _VALUE = "/.ATTRIBUTES/VARIABLE_VALUE"
 OBJECT_GLOBAL_STEP = checkpoints.OBJECT_GLOBAL_STEP
 
-# Keras 3 slot suffix -> the Keras 2 optimizer's slot name, by optimizer class.
+# Keras 3 slot suffix -> the Keras 2 optimizer's slot name, by Keras optimizer class.
 _SLOTS = {
     "Adam": {"momentum": "m", "velocity": "v", "velocity_hat": "vhat"},
     "AdamW": {"momentum": "m", "velocity": "v", "velocity_hat": "vhat"},
@@ -47,7 +47,9 @@ ADVICE = (
 )
 
 
-def tf215_aliases(model, weight_keys, optimizer=None, optimizer_keys=(), optimizer_name=None):
+def tf215_aliases(
+    model, weight_keys, optimizer=None, optimizer_keys=(), optimizer_name=None, layout=None
+):
     """Key here -> the keys 2.15 wrote the same variable under (saver's, then object's).
 
     Args:
@@ -56,16 +58,24 @@ def tf215_aliases(model, weight_keys, optimizer=None, optimizer_keys=(), optimiz
         optimizer: its optimizer, built on its trainable variables, or None.
         optimizer_keys: the checkpoint key of each of `optimizer.variables`.
         optimizer_name: the name the user's compiled optimizer had.
+        layout: the model whose layers hold `model.weights` (in their order),
+            when `model` calls it rather than being a copy of it.
     """
     paths = dict(_object_paths(model))
+    if layout is not None:
+        found = dict(_object_paths(layout))
+        paths = {
+            id(weight): found[id(original)]
+            for weight, original in zip(model.weights, layout.weights)
+            if id(original) in found
+        }
     aliases = {"global_step": (OBJECT_GLOBAL_STEP,)}
     for weight, key in zip(model.weights, weight_keys):
         if id(weight) in paths:
             aliases[key] = (paths[id(weight)] + _VALUE,)
     if optimizer is not None:
-        name = _legacy_name(type(optimizer).__name__, optimizer_name)
         aliases.update(
-            _optimizer_aliases(model, weight_keys, paths, optimizer, optimizer_keys, name)
+            _optimizer_aliases(model, weight_keys, paths, optimizer, optimizer_keys, optimizer_name)
         )
     return aliases
 
@@ -82,40 +92,71 @@ def _object_paths(model, prefix=""):
             yield id(weight), f"{path}/{weight.name}"
 
 
-def _optimizer_aliases(model, weight_keys, paths, optimizer, optimizer_keys, name):
-    slots = _SLOTS.get(type(optimizer).__name__, {})
-    # Keras 3 names a slot `<weight path with _>_<suffix>`.
-    owners = sorted(
-        (
-            (weight.path.replace("/", "_") + "_", key, paths.get(id(weight)))
-            for weight, key in zip(model.weights, weight_keys)
-            if weight.trainable
-        ),
-        key=lambda owner: -len(owner[0]),
-    )
+def _optimizer_aliases(model, weight_keys, paths, optimizer, optimizer_keys, configured_name):
+    keras_class = _keras_class(optimizer)
+    slots = _SLOTS.get(keras_class, {})
+    name = _legacy_name(optimizer, keras_class, configured_name)
+    keys = {id(weight): key for weight, key in zip(model.weights, weight_keys)}
+    owners = _slot_owners(model.trainable_variables, optimizer.variables)
     aliases = {}
     for variable, key in zip(optimizer.variables, optimizer_keys):
         if variable.name == "iteration":
             aliases[key] = ("global_step", OBJECT_GLOBAL_STEP)
         elif variable.name == "learning_rate":
             aliases[key] = (f"training/{name}/learning_rate", "optimizer/learning_rate" + _VALUE)
-        else:
-            for prefix, weight_key, path in owners:
-                slot = slots.get(variable.name[len(prefix) :])
-                if variable.name.startswith(prefix) and slot:
-                    aliases[key] = (f"training/{name}/{weight_key}/{slot}",) + (
-                        (f"{path}/.OPTIMIZER_SLOT/optimizer/{slot}" + _VALUE,) if path else ()
-                    )
-                    break
+        elif id(variable) in owners:
+            weight, suffix = owners[id(variable)]
+            slot, path = slots.get(suffix), paths.get(id(weight))
+            if slot and id(weight) in keys:
+                aliases[key] = (f"training/{name}/{keys[id(weight)]}/{slot}",) + (
+                    (f"{path}/.OPTIMIZER_SLOT/optimizer/{slot}" + _VALUE,) if path else ()
+                )
     return aliases
 
 
-def _legacy_name(class_name, configured):
-    """The Keras 2 optimizer's name: its class name, unless the user named it.
+def _keras_class(optimizer):
+    """The name of the Keras optimizer class `optimizer` is or extends: a
+    `class MyAdam(keras.optimizers.Adam)` keeps Adam's slots and Keras 2 name."""
+    for cls in type(optimizer).__mro__:
+        if cls.__module__.split(".")[0] == "keras" and cls.__name__ in _SLOTS:
+            return cls.__name__
+    return type(optimizer).__name__
 
-    Keras 3 auto-names optimizers in snake case, uniquified (`adam_1`,
-    `rm_sprop`); Keras 2 named them by their class (`Adam`, `RMSprop`).
+
+def _slot_owners(trainable_variables, optimizer_variables):
+    """id of a slot variable -> (the weight it belongs to, its slot suffix).
+
+    Keras 3 names a slot `<weight path with _>_<suffix>` (`out_kernel_momentum`);
+    Keras <= 3.7 named some only by their suffix (Adagrad's and Ftrl's
+    `accumulator`), one per weight, made in the order of the weights.
+    """
+    prefixes = sorted(
+        ((weight.path.replace("/", "_") + "_", weight) for weight in trainable_variables),
+        key=lambda prefix: -len(prefix[0]),
+    )
+    owners, unprefixed = {}, {}
+    for variable in optimizer_variables:
+        for prefix, weight in prefixes:
+            if variable.name.startswith(prefix):
+                owners[id(variable)] = (weight, variable.name[len(prefix) :])
+                break
+        else:
+            unprefixed.setdefault(variable.name, []).append(variable)
+    for suffix, variables in unprefixed.items():
+        if len(variables) == len(trainable_variables):
+            for variable, weight in zip(variables, trainable_variables):
+                owners[id(variable)] = (weight, suffix)
+    return owners
+
+
+def _legacy_name(optimizer, class_name, configured):
+    """The Keras 2 optimizer's name: its Keras class's name, unless the user named it.
+
+    Keras 3 auto-names optimizers in snake case after their own class,
+    uniquified (`adam_1`, `rm_sprop`, `my_adam`); Keras 2 named them by the
+    Keras class (`Adam`, `RMSprop`), the default of its `name` argument.
     """
     configured = configured or class_name
-    base = re.sub(r"_\d+$", "", configured).replace("_", "")
-    return class_name if base.lower() == class_name.lower() else configured
+    base = re.sub(r"_\d+$", "", configured).replace("_", "").lower()
+    auto_names = {class_name.lower(), type(optimizer).__name__.lower()}
+    return class_name if base in auto_names else configured

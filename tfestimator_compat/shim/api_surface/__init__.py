@@ -39,6 +39,7 @@ from tfestimator_compat.shim.api_surface.estimator_names import ESTIMATOR_ONLY_M
 from tfestimator_compat.shim.api_surface.estimator_names import ESTIMATOR_SYMBOLS
 from tfestimator_compat.shim.api_surface.estimator_names import ESTIMATOR_V1
 from tfestimator_compat.shim.api_surface.estimator_names import ESTIMATOR_V2
+from tfestimator_compat.shim.api_surface.estimator_names import LIBRARY_NAME_MISSING
 from tfestimator_compat.shim.api_surface.estimator_names import PACKAGE
 from tfestimator_compat.shim.api_surface.estimator_names import PRIVATE_ESTIMATOR
 from tfestimator_compat.shim.api_surface.estimator_names import UNKNOWN_ESTIMATOR_NAME
@@ -286,16 +287,28 @@ def _estimator_module(path: str, prefix: str, relative: str) -> Symbol:
                 f"the public tf.estimator names it held; the shim registers {prefix}.* as aliases",
                 guide_link("estimator-package-imports"),
             )
-        origin = names.get(module, {}).get(parts[end])
-        if origin is not None and estimator_modules.provides(module, parts[end]):
+        name = parts[end]
+        if name.startswith("_") or name in estimator_modules.library_names().get(module, {}):
+            return _library_name(f"{prefix}.{module}.{name}", module, name)
+        origin = names.get(module, {}).get(name)
+        if origin is not None and estimator_modules.provides(module, name):
             return Symbol(
-                f"{prefix}.{module}.{parts[end]}",
+                f"{prefix}.{module}.{name}",
                 SUPPORTED,
                 _public_spelling(origin),
                 guide_link("estimator-package-imports"),
             )
         break
     status, anchor, replacement = PRIVATE_ESTIMATOR
+    return Symbol(path, status, replacement, guide_link(anchor))
+
+
+def _library_name(path: str, module: str, name: str) -> Symbol:
+    """A private name of the original's modules (`canned.head._Head`), or another
+    that libraries imported and the generated table cannot place."""
+    status, anchor, replacement = LIBRARY_NAME_MISSING
+    if estimator_modules.provides(module, name):
+        status, replacement = SUPPORTED, "the shim's equivalent, under the original's name"
     return Symbol(path, status, replacement, guide_link(anchor))
 
 

@@ -9,6 +9,15 @@ had; `install()` registers every module under both prefixes, resolving each
 name to the shim's public object (`tf.estimator.DNNClassifier` for
 `canned.dnn.DNNClassifierV2`) when first read. A name the shim lacks raises
 `NotProvidedError`, naming it and the migration guide page.
+
+Libraries built on tf.estimator also imported names the generated table
+leaves out, private ones (`canned.head._Head`) and ones a module took from
+TensorFlow (`util.fn_args`), and names it cannot place (the shim's object has
+another name in another module). `library_names.json`, written by hand from a
+survey of public code, lists them per module with the shim's object for each
+(`"package.module:attribute"`), or null where the shim lacks it; its entries
+win over the generated table's. Any other private name of the original's
+(`estimator_private_names.json`, generated too) raises `NotProvidedError`.
 """
 
 from __future__ import annotations
@@ -25,19 +34,45 @@ from tfestimator_compat.shim.api_surface.estimator_names import ESTIMATOR_SYMBOL
 from tfestimator_compat.shim.api_surface.symbol import SUPPORTED
 
 PREFIXES = ("tensorflow.python.estimator", "tensorflow_estimator.python.estimator")
-_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "estimator_modules.json")
+_HERE = os.path.dirname(os.path.abspath(__file__))
 _MARKER = "_tfestimator_compat_alias"
 
 
 @functools.cache
 def original_names() -> dict:
     """`{module relative to the prefix: {name: "v2:estimator.X" | "v1:..." | "module:M"}}`."""
-    with open(_DATA) as f:
+    with open(os.path.join(_HERE, "estimator_modules.json")) as f:
         return json.load(f)
+
+
+@functools.cache
+def library_names() -> dict:
+    """`{module: {name: "package.module:attribute" | None}}`: names libraries imported
+    that `original_names()` leaves out (private ones), and where the shim has each."""
+    with open(os.path.join(_HERE, "library_names.json")) as f:
+        return json.load(f)
+
+
+@functools.cache
+def private_names() -> dict:
+    """`{module: [name, ...]}`: every private name the original's modules held (generated)."""
+    with open(os.path.join(_HERE, "estimator_private_names.json")) as f:
+        return {module: frozenset(names) for module, names in json.load(f).items()}
+
+
+def known(module: str, name: str) -> bool:
+    """Whether the original's `module` had `name`, as far as the tables know."""
+    return (
+        name in original_names().get(module, {})
+        or name in library_names().get(module, {})
+        or name in private_names().get(module, ())
+    )
 
 
 def resolve(module: str, name: str):
     """The shim's object for `name` of the original's `module`, or None."""
+    if name in library_names().get(module, {}):
+        return _library_object(library_names()[module][name])
     origin = original_names().get(module, {}).get(name)
     if origin is None:
         return None
@@ -55,6 +90,12 @@ def provides(module: str, name: str) -> bool:
     A public name counts when `api_surface` calls it supported; any other name
     when the shim's module binds it.
     """
+    if name in library_names().get(module, {}):
+        target = library_names()[module][name]
+        if target is None:
+            return False
+        own_module, _, attribute = target.partition(":")
+        return attribute in source_names.bound_names(own_module)
     origin = original_names().get(module, {}).get(name)
     if origin is None:
         return False
@@ -67,13 +108,23 @@ def provides(module: str, name: str) -> bool:
     return _RENAMED.get(name, name) in source_names.bound_names(_own_module(module, name))
 
 
+def _library_object(target):
+    """The object `"package.module:attribute"` names, or None for None."""
+    if target is None:
+        return None
+    own_module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(own_module), attribute)
+
+
 def _public(version: str, api_name: str):
     """`tf.estimator.X` (v2) or `tf.compat.v1.estimator.X` (v1), as the shim installed them."""
     import tensorflow as tf
 
     namespace = tf.estimator if version == "v2" else tf.compat.v1.estimator
     for part in api_name.split(".")[1:]:
-        namespace = vars(namespace).get(part) if isinstance(namespace, types.ModuleType) else None
+        # getattr, not vars(): the namespaces import each name's module when it is first read.
+        is_module = isinstance(namespace, types.ModuleType)
+        namespace = getattr(namespace, part, None) if is_module else None
         if namespace is None:
             return None
     return namespace
@@ -133,19 +184,24 @@ def _module(path: str, relative: str, not_provided) -> types.ModuleType:
         module = types.ModuleType(path, f"`{path}`, as the shim provides it.")
         setattr(module, _MARKER, True)
         module.__path__ = []  # a package, so submodules import
-    names = original_names().get(relative, {})
     module.__getattr__ = _lazy_attribute(path, relative, not_provided)
-    module.__all__ = sorted(name for name in names if resolve(relative, name) is not None)
+    # `__all__` too is computed when first read: resolving every name imports the whole shim.
+    vars(module).pop("__all__", None)
     sys.modules[path] = module
     return module
 
 
 def _lazy_attribute(path: str, relative: str, not_provided):
     def __getattr__(name: str):
+        if name == "__all__":
+            names = original_names().get(relative, {})
+            module = sys.modules[path]
+            module.__all__ = sorted(n for n in names if resolve(relative, n) is not None)
+            return module.__all__
         value = resolve(relative, name)
         if value is not None:
             return value
-        if name in original_names().get(relative, {}):
+        if known(relative, name):
             raise not_provided(f"{path}.{name}", for_import=True)
         raise AttributeError(f"module {path!r} has no attribute {name!r}")
 

@@ -359,6 +359,13 @@ PACKAGE = Symbol(
     "which does not import on TensorFlow >= 2.16)",
     guide_link("estimator-package-imports"),
 )
+# A private name of the original's modules that libraries imported and the shim lacks.
+LIBRARY_NAME_MISSING = (
+    NOT_SUPPORTED,
+    "private-modules-and-names-libraries-use",
+    "a private piece of the original that libraries built on tf.estimator used; "
+    "the guide section lists what the shim provides of them and what replaces the rest",
+)
 PRIVATE_ESTIMATOR = (
     NOT_SUPPORTED,
     "estimator-package-imports",

@@ -4,7 +4,9 @@ For every module of tensorflow-estimator 2.15 that programs imported from
 (`tensorflow.python.estimator.X` re-exported `tensorflow_estimator.python.estimator.X`),
 each public class or function defined there or exported by it is recorded
 with its public API name (`v2:estimator.DNNClassifier`, `v1:...`), or with
-`module:<its module>` where it had none.
+`module:<its module>` where it had none. Also writes `estimator_private_names.json`:
+the private (`_x`) names each module held, so that importing one the shim lacks
+names it and the migration guide rather than failing as a typo would.
 
 usage: /work/ref215/bin/python make_estimator_modules.py
 """
@@ -68,12 +70,26 @@ def describe(module):
     return dict(sorted(names.items()))
 
 
-def main():
-    result = {name: describe(importlib.import_module(PREFIX + name)) for name in MODULES}
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "estimator_modules.json")
+def private_names(module):
+    return sorted(
+        name
+        for name, value in vars(module).items()
+        if name.startswith("_") and not name.startswith("__") and not inspect.ismodule(value)
+    )
+
+
+def write(file_name, table):
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), file_name)
     with open(path, "w") as f:
-        json.dump(result, f, indent=1)
+        json.dump(table, f, indent=1)
         f.write("\n")
+
+
+def main():
+    modules = {name: importlib.import_module(PREFIX + name) for name in MODULES}
+    write("estimator_modules.json", {name: describe(module) for name, module in modules.items()})
+    private = {name: private_names(module) for name, module in modules.items()}
+    write("estimator_private_names.json", {name: names for name, names in private.items() if names})
 
 
 if __name__ == "__main__":

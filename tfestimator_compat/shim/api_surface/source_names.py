@@ -40,9 +40,20 @@ def declared_all(module: str) -> Tuple[str, ...]:
 
 
 def bound_names(module: str) -> FrozenSet[str]:
-    """The names the module's top level binds: definitions, assignments, imports."""
+    """The names the module's top level binds: definitions, assignments, imports.
+
+    Also the names it offers lazily: the keys of the table it hands to
+    `lazy.attributes` (`shim/lazy.py`), each imported when first read.
+    """
     names = set()
+    tables = {}
     for statement in _tree(module).body:
+        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Dict):
+            keys = [key.value for key in statement.value.keys if isinstance(key, ast.Constant)]
+            tables.update(
+                {target.id: keys for target in statement.targets if isinstance(target, ast.Name)}
+            )
+        names.update(_lazy_names(statement, tables))
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(statement.name)
         elif isinstance(statement, (ast.Import, ast.ImportFrom)):
@@ -53,3 +64,14 @@ def bound_names(module: str) -> FrozenSet[str]:
                 node.id for t in targets for node in ast.walk(t) if isinstance(node, ast.Name)
             )
     return frozenset(names)
+
+
+def _lazy_names(statement: ast.stmt, tables: dict) -> list:
+    """The keys of `TABLE` for `... = lazy.attributes(__name__, TABLE)`, else nothing."""
+    call = getattr(statement, "value", None)
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+        return []
+    if call.func.attr != "attributes" or len(call.args) != 2:
+        return []
+    table = call.args[1]
+    return tables.get(table.id, []) if isinstance(table, ast.Name) else []
