@@ -39,15 +39,17 @@ def run_json(python, script, *args):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def alternating_rounds(script, original_python, rounds, *args, native=False):
+def alternating_rounds(script, original_python, rounds, *args, native=False, more_sides=()):
     """Side -> the JSON results of `script --json-only SIDE *args`, sides alternating.
 
     The shim runs under this interpreter, the original under `original_python`
     (skipped when None), and with `native` a "native" side (the same program
-    written in plain Keras) under this interpreter too; alternating evens out a
-    shared machine's noise.
+    written in plain Keras) under this interpreter too, as do `more_sides`
+    (variants of the shim, after the shim); alternating evens out a shared
+    machine's noise.
     """
     sides = {"shim": sys.executable}
+    sides.update({side: sys.executable for side in more_sides})
     if original_python:
         sides["original"] = original_python
     if native:

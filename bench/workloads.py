@@ -16,7 +16,9 @@ program the migration guide leads to (migration_guide/to_native_keras.md):
   AdamWeightDecay written as a TF1 optimizer.
 
 The estimator code is written once against the `tf.estimator` API: the original
-runs it with `tf.estimator`, the shim with `tfestimator_compat`. Each side and
+runs it with `tf.estimator`, the shim with `tfestimator_compat`; "shim+xla" is
+the shim with its opt-in compiled step (`TFESTIMATOR_COMPAT_XLA=1`: XLA
+auto-clustering of the step functions, engine/loop/compiled_step.py). Each side and
 workload runs in a fresh process per round (so peak RSS is that workload's
 alone), sides alternating, and each figure is the best of the rounds:
 
@@ -648,6 +650,9 @@ def op_time_ceiling(model, sizes, dataset):
 
 
 def measure_side(side, workload, sizes):
+    if side == "shim+xla":
+        # Before TensorFlow runs a function: XLA reads its flags once.
+        os.environ["TFESTIMATOR_COMPAT_XLA"] = "1"
     import tensorflow as tf
 
     tf.get_logger().setLevel("ERROR")
@@ -707,7 +712,8 @@ def _cell(fmt, value):
 
 def print_table(results, rounds):
     sides = list(next(iter(results.values())))
-    ratios = [(a, b) for a, b in (("shim", "original"), ("shim", "native")) if b in sides]
+    pairs = (("shim", "original"), ("shim", "native"), ("shim+xla", "shim"))
+    ratios = [(a, b) for a, b in pairs if a in sides and b in sides]
     header = f"{'workload':11}{'figure':20}" + "".join(f"{side:>11}" for side in sides)
     header += "".join(f"{a + '/' + b:>15}" for a, b in ratios)
     print(header)
@@ -766,6 +772,9 @@ def main():
     parser.add_argument("--quick", action="store_true", help="fewer steps and rows")
     parser.add_argument("--workloads", nargs="+", choices=WORKLOADS, default=list(WORKLOADS))
     parser.add_argument(
+        "--no-xla", action="store_true", help="leave out the shim+xla side (the compiled step)"
+    )
+    parser.add_argument(
         "--json-only", nargs=2, metavar=("SIDE", "WORKLOAD"), help=argparse.SUPPRESS
     )
     args = parser.parse_args()
@@ -778,7 +787,13 @@ def main():
     results = {}
     for workload in args.workloads:
         by_side = alternating_rounds(
-            __file__, args.original_python, rounds, workload, *extra, native=True
+            __file__,
+            args.original_python,
+            rounds,
+            workload,
+            *extra,
+            native=True,
+            more_sides=() if args.no_xla else ("shim+xla",),
         )
         results[workload] = by_side
     print_table(results, rounds)

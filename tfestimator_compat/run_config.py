@@ -58,6 +58,10 @@ class RunConfig:
     `tfestimator_compat.engine.distributed.cluster` for the rules. Without `TF_CONFIG` the run is
     local: task `worker:0`, the chief. `TF_CONFIG` may also name `model_dir`.
 
+    A `session_config` whose `graph_options.optimizer_options.global_jit_level`
+    is `ON_1` or `ON_2` runs the Estimator's steps with XLA auto-clustering, as
+    it did the original's sessions (`engine/loop/compiled_step.py`).
+
     Example:
 
     ```python

@@ -14,6 +14,7 @@ orchestrates calls through it; export and hooks use it through this interface.
 import tensorflow as tf
 
 from tfestimator_compat.engine.distributed import distribution
+from tfestimator_compat.engine.loop import compiled_step
 from tfestimator_compat.engine.loop.keras_adapter import ModelFnModel
 from tfestimator_compat.engine.state import checkpoints
 from tfestimator_compat.engine.state import object_checkpoints
@@ -39,6 +40,8 @@ class ModelState:
     def __init__(self, config, warm_start=None):
         self._config = config
         self._warm_start = warm_start
+        # Asked for when the Estimator is made, before it runs a function (XLA reads flags then).
+        self._compiled_step = compiled_step.prepare(config.session_config)
         # Other keys restores may find variables under (`checkpoints.KeyAliases`):
         # model_to_estimator reads the original's layouts through them.
         self.key_aliases = None
@@ -91,7 +94,7 @@ class ModelState:
             graph.random_ops.restart()
             return graph, model
         graph = trace()
-        model = ModelFnModel(graph, inputs.unpack, inputs.endless)
+        model = ModelFnModel(graph, inputs.unpack, inputs.endless, self._compiled_step)
         model.compile()
         model.weights_by_name = {
             name: variable

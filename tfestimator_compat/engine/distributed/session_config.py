@@ -11,8 +11,10 @@ op runs). An Estimator applies these fields when it is made:
 - `log_device_placement`.
 
 A field the running runtime can no longer take is logged as a warning that
-names it. TF2 always places ops softly (`allow_soft_placement`); other fields
-(graph options, device filters) have no TF2 meaning and are left alone.
+names it. `graph_options.optimizer_options.global_jit_level` turns on the
+compiled step (`engine/loop/compiled_step.py`). TF2 always places ops softly
+(`allow_soft_placement`); other fields (other graph options, device filters)
+have no TF2 meaning and are left alone.
 """
 
 import functools

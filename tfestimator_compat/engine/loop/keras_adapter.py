@@ -19,6 +19,7 @@ import keras
 import tensorflow as tf
 
 from tfestimator_compat.engine.internals import tensorflow_internals
+from tfestimator_compat.engine.loop import compiled_step
 from tfestimator_compat.engine.loop import step_errors
 from tfestimator_compat.engine.loop import stop_signal
 from tfestimator_compat.engine.loop.chunks import ChunkRequest
@@ -177,13 +178,16 @@ class ModelFnModel(keras.Model):
             (`InputFnResult.unpack`).
         endless_input: whether the dataset repeats forever (chunks then skip
             the end-of-input checks).
+        compiled: whether the step functions run with XLA auto-clustering
+            (`compiled_step`; off unless the user asked for it).
     """
 
-    def __init__(self, graph, unpack, endless_input=False):
+    def __init__(self, graph, unpack, endless_input=False, compiled=False):
         super().__init__(name="model_fn")
         self._graph = graph
         self._unpack = unpack
         self.endless_input = endless_input
+        self.compiled_step = compiled
         self._steps = _StepFunctions()
         self.chunk_request = None  # what the next call runs (`request_chunk`)
         self.last_chunk = None  # what the last call returned (`record_call`)
@@ -407,9 +411,10 @@ class ModelFnModel(keras.Model):
             n = self.chunk_request.steps
             every = self.chunk_request.event_every or n
             try:
-                first, outputs, ran, events = multi_step(
-                    iterator, tf.constant(n), tf.constant(every)
-                )
+                with compiled_step.autoclustering(self.compiled_step):
+                    first, outputs, ran, events = multi_step(
+                        iterator, tf.constant(n), tf.constant(every)
+                    )
             except tf.errors.OpError as error:
                 raise step_errors.told_from_the_graph(error, self._graph.graph) from None
             if int(ran) == 0:
@@ -567,7 +572,8 @@ class ModelFnModel(keras.Model):
             one = before_batch is not None or layout["one_batch_per_call"]
             n = 1 if one else batches_per_call
             try:
-                arrays, sizes, count = predict(self._predict_iterator, tf.constant(n))
+                with compiled_step.autoclustering(self.compiled_step):
+                    arrays, sizes, count = predict(self._predict_iterator, tf.constant(n))
             except tf.errors.OpError as error:
                 raise step_errors.told_from_the_graph(error, self._graph.graph) from None
             if int(count) == 0:
