@@ -5,18 +5,15 @@ from __future__ import annotations
 from tfestimator_compat.head import BinaryClassHead
 from tfestimator_compat.head import MultiClassHead
 from tfestimator_compat.head import RegressionHead
+from tfestimator_compat.head import head_utils
 
 
 def classification_head(n_classes, weight_column, label_vocabulary, loss_reduction):
     """`BinaryClassHead` for 2 classes, `MultiClassHead` otherwise."""
-    if n_classes == 2:
-        return BinaryClassHead(
-            weight_column=weight_column,
-            label_vocabulary=label_vocabulary,
-            loss_reduction=loss_reduction,
-        )
-    return MultiClassHead(
+    return head_utils.binary_or_multi_class(
         n_classes,
+        BinaryClassHead,
+        MultiClassHead,
         weight_column=weight_column,
         label_vocabulary=label_vocabulary,
         loss_reduction=loss_reduction,

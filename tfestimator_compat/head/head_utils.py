@@ -324,3 +324,11 @@ def _static_table(keys, key_dtype, values, value_dtype, default_value, name):
             tf.constant(keys, key_dtype), tf.constant(values, value_dtype)
         )
         return tf.lookup.StaticHashTable(initializer, default_value, name=name)
+
+
+def binary_or_multi_class(n_classes, binary, multi_class, **kwargs):
+    """`binary(**kwargs)` for 2 classes, else `multi_class(n_classes, **kwargs)`: how
+    every classifier, V1, V2 and TF1's private factories, picked its head."""
+    if n_classes == 2:
+        return binary(**kwargs)
+    return multi_class(n_classes, **kwargs)

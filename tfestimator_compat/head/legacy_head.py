@@ -213,14 +213,10 @@ def regression_head(
 
 def binary_logistic_or_multi_class_head(n_classes, weight_column, label_vocabulary, loss_reduction):
     """TF1's `_binary_logistic_or_multi_class_head`: binary for 2 classes."""
-    if n_classes == 2:
-        return BinaryLogisticHead(
-            weight_column=weight_column,
-            label_vocabulary=label_vocabulary,
-            loss_reduction=loss_reduction,
-        )
-    return MultiClassHead(
+    return head_utils.binary_or_multi_class(
         n_classes,
+        BinaryLogisticHead,
+        MultiClassHead,
         weight_column=weight_column,
         label_vocabulary=label_vocabulary,
         loss_reduction=loss_reduction,

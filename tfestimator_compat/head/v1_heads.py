@@ -114,14 +114,10 @@ class RegressionHeadV1(_V1Reduction, RegressionHead):
 
 def classification_head(n_classes, weight_column, label_vocabulary, loss_reduction=SUM):
     """The head of the V1 classifiers: binary for 2 classes, multi-class otherwise."""
-    if n_classes == 2:
-        return BinaryClassHeadV1(
-            weight_column=weight_column,
-            label_vocabulary=label_vocabulary,
-            loss_reduction=loss_reduction,
-        )
-    return MultiClassHeadV1(
+    return head_utils.binary_or_multi_class(
         n_classes,
+        BinaryClassHeadV1,
+        MultiClassHeadV1,
         weight_column=weight_column,
         label_vocabulary=label_vocabulary,
         loss_reduction=loss_reduction,
