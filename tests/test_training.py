@@ -5,6 +5,7 @@ import os
 import time
 
 import pytest
+import tensorflow as tf
 from helpers import classifier_model_fn
 from helpers import dataset_input_fn
 
@@ -141,3 +142,30 @@ def test_a_second_evaluator_is_refused_at_once_instead_of_polling(model_dir, mon
     with pytest.raises(ValueError, match="there can only be one `evaluator` task"):
         est.train_and_evaluate(estimator, *specs)
     assert time.time() - started < 30
+
+
+class RotatedAwayExporter(Exporter):
+    """Exports after the chief's `keep_checkpoint_max` has deleted the checkpoint."""
+
+    name = "rotated"
+
+    def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
+        for path in tf.io.gfile.glob(checkpoint_path + ".*"):
+            tf.io.gfile.remove(path)
+
+        def receiver():
+            x = tf.compat.v1.placeholder(tf.float32, [None, 3])
+            return est.export.ServingInputReceiver({"x": x}, {"x": x})
+
+        return estimator.export_saved_model(export_path, receiver, checkpoint_path=checkpoint_path)
+
+
+def test_a_checkpoint_deleted_before_its_export_is_skipped_not_fatal(model_dir, caplog):
+    from tfestimator_compat import training
+
+    estimator = make_estimator(model_dir)
+    estimator.train(dataset_input_fn(repeat=True), max_steps=10)
+    spec = est.EvalSpec(dataset_input_fn(), exporters=RotatedAwayExporter())
+    evaluator = training._Evaluator(estimator, spec, max_steps=20)
+    assert evaluator.evaluate_and_export() is False
+    assert "was deleted while it was evaluated or exported" in caplog.text

@@ -146,7 +146,8 @@ class _Evaluator:
             return False
         try:
             self._evaluate_and_export(checkpoint)
-        except (tf.errors.NotFoundError, tf.errors.DataLossError):
+        except (tf.errors.NotFoundError, tf.errors.DataLossError, ValueError):
+            # A ValueError: the export found the checkpoint's files gone.
             if checkpoints.incomplete(checkpoint) is None:
                 raise
             _logging.warning(
