@@ -130,9 +130,14 @@ def _run_python(path):
     except SystemExit:
         raise
     except BaseException as error:
-        print_traceback(error, main_file)
-        return 130 if isinstance(error, KeyboardInterrupt) else 1
+        return _reported(error, main_file)
     return 0
+
+
+def _reported(error, filename):
+    """Prints `error`'s traceback from `filename` on; returns the exit status Python gives."""
+    print_traceback(error, filename)
+    return 130 if isinstance(error, KeyboardInterrupt) else 1
 
 
 def _exec_as_main(program):
@@ -173,8 +178,7 @@ def _report_uncaught(error):
     while traceback is not None and _is_machinery(traceback.tb_frame.f_code):
         traceback = traceback.tb_next
     filename = traceback.tb_frame.f_code.co_filename if traceback else ""
-    print_traceback(error, filename)
-    return 130 if isinstance(error, KeyboardInterrupt) else 1
+    return _reported(error, filename)
 
 
 def _is_machinery(code):
