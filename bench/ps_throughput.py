@@ -13,8 +13,9 @@ task, on free localhost ports):
 Setups: one process (no TF_CONFIG, `Estimator.train`), and a chief, a ps
 task and 1 or 2 workers
 (`train_and_evaluate`, which starts the servers in the original). Here the
-chief schedules the steps onto the workers; in the original every worker and
-the chief ran its own loop against the ps tasks.
+chief schedules chunks of steps onto the workers and onto itself; in the
+original every worker and the chief ran its own loop against the ps tasks.
+Either way the chief trains too.
 With `--original-python` each setup also runs under tensorflow-estimator 2.15.
 
     python bench/ps_throughput.py --original-python /path/to/venv215/bin/python
@@ -246,7 +247,7 @@ def print_table(best, sides, models, rounds, short, long):
     print(
         f"{PS_TASKS} ps tasks and a chief beside the workers, all on this machine's "
         f"{os.cpu_count()} CPUs; jobs of {short} and {long} steps, best of {rounds} rounds. "
-        "In the original the chief trains too."
+        "The chief trains too, on both sides."
     )
 
 

@@ -179,8 +179,8 @@ def test_a_killed_worker_and_restarted_cluster_resume_from_the_last_checkpoint(t
 def test_a_parameter_server_cluster_without_workers_fails_before_training_saying_why(
     tmp_path, monkeypatch
 ):
-    # tests/test_ps_cluster.py runs the clusters that train; the chief schedules
-    # steps onto workers and runs none itself.
+    # tests/test_ps_cluster.py runs the clusters that train; TensorFlow's
+    # ParameterServerStrategy, which runs the steps, needs a worker.
     tf_config = {
         "cluster": {"chief": ["localhost:1"], "ps": ["localhost:3"]},
         "task": {"type": "chief", "index": 0},

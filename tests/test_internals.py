@@ -604,6 +604,8 @@ def test_inside_the_estimators_loss_scaling_tf1_losses_are_averaged_over_replica
     "variable_partitioner",
     "set_variable_partitioner",
     "coordinator_workers",
+    "coordinator_worker_devices",
+    "add_coordinator_worker",
     "set_remote_value_type_spec",
     "PerWorkerDistributedIterator",
 )
@@ -625,6 +627,18 @@ def test_parameter_server_internals_are_where_the_package_reads_them():
     assert "workers" in cluster_coordinator.Cluster.__init__.__code__.co_names
     coordinator = types.SimpleNamespace(_cluster=types.SimpleNamespace(workers=["w"]))
     assert tfi.coordinator_workers(coordinator) == ["w"]
+    # A worker made as the coordinator makes its own takes its closures by its index.
+    finished = types.SimpleNamespace(get=lambda timeout=None, tag=None: None)
+    cluster = types.SimpleNamespace(closure_queue=finished, failure_handler=None)
+    cluster.workers = [cluster_coordinator.Worker(0, "/job:worker/replica:0/task:0", cluster)]
+    coordinator = types.SimpleNamespace(_cluster=cluster)
+    tfi.add_coordinator_worker(coordinator, "/job:chief/replica:0/task:0")
+    assert tfi.coordinator_worker_devices(coordinator) == [
+        "/job:worker/replica:0/task:0",
+        "/job:chief/replica:0/task:0",
+    ]
+    assert cluster.workers[1].worker_index == 1
+    assert "worker_index" in cluster_coordinator.Worker._process_queue.__code__.co_names
     value = coordinator_values.RemoteValueImpl(None, None)
     spec = tf.data.IteratorSpec(tf.TensorSpec([], tf.int64))
     tfi.set_remote_value_type_spec(value, spec)

@@ -10,9 +10,11 @@ Two jobs run at once and most tests read their results (tests/fixtures/ps_cluste
   custom model_fn resumes a one-process model_dir with the TF2 and then the
   TF1 `ParameterServerStrategy` as `train_distribute`.
 
-With one worker, steps run one after another, so a ps job must give exactly
-a one-process job's numbers. A third cluster has its chief and a worker killed
-and restarted.
+Without a strategy (or with TF1's) the chief trains beside the workers, as in
+the original; with the TF2 strategy it only schedules, so with one worker the
+steps run one after another and must give exactly a one-process job's numbers,
+as must steps that a hook makes one at a time on batches that are all the
+same. A third cluster has its chief and a worker killed and restarted.
 """
 
 import contextlib
@@ -149,8 +151,9 @@ def test_the_chief_writes_graph_and_summaries_and_each_worker_reads_its_own_shar
             steps.setdefault(value.tag, []).append(event.step)
     assert steps["prediction_mean"] == [1, 11, 21, 31]
     assert steps["global_step/sec"] == [11, 21, 31]
-    # The input_fn ran for each worker's pipeline (num_input_pipelines, input_pipeline_id).
-    assert jobs["custom"]["chief", 0]["contexts"] == [[2, 0], [2, 1]]
+    # The input_fn ran for each training task's pipeline (num_input_pipelines,
+    # input_pipeline_id): the workers' and the chief's own, as in the original.
+    assert sorted(jobs["custom"]["chief", 0]["contexts"]) == [[3, 0], [3, 1], [3, 2]]
     placements = jobs["custom"]["chief", 0]["placements"]
     assert placements and all(p.startswith("/job:ps/") for p in placements.values())
 
@@ -167,10 +170,16 @@ def test_a_one_process_estimator_reads_the_ps_jobs_checkpoint_with_its_numbers(j
 
 
 @pytest.mark.slow
-def test_a_canned_job_resumes_the_original_ps_jobs_model_dir_with_the_originals_numbers(jobs):
-    # The chief named `master`; the original resumed the same model_dir in one process.
+def test_a_canned_job_resumes_the_original_ps_jobs_model_dir_with_one_process_numbers(
+    jobs, tmp_path
+):
+    # The chief, named `master`, trained beside the worker, each on its own pipeline.
     report = jobs["in_process"]["master"]
-    assert_same_variables(report["variables"], EXPECTED["resumed"])
+    assert sorted(report["contexts"]) == [[2, 0], [2, 1]]
+    shutil.copytree(ORIGINAL, tmp_path / "alone")
+    alone = model.estimator("canned", model.run_config(str(tmp_path / "alone")))
+    alone.train(model.same_batch_input_fn(canned=True), max_steps=20)
+    assert_same_variables(report["variables"], model.variables(str(tmp_path / "alone")))
     assert report["hook_steps"] == list(range(10, 20)), "a hook sees every step's fetches"
     # The partitioned embedding and its slots live on both parameter servers.
     placements = report["placements"]
@@ -191,8 +200,14 @@ def test_the_tf2_and_tf1_strategies_resume_a_one_process_model_dir_with_its_numb
     report = jobs["in_process"]
     alone = jobs["root"] / "custom_alone"
     assert_same_variables(report["tf2"]["variables"], model.variables(f"{alone}/model.ckpt-20"))
-    assert_same_variables(report["v1"]["variables"], model.variables(str(alone)))
-    assert report["v1"]["contexts"] == [[1, 0]]
+    # TF1's strategy: the chief trains beside the worker, both at once, as in the
+    # original, so the numbers are not one process's; the keys and steps are.
+    v1 = report["v1"]["variables"]
+    assert sorted(v1) == sorted(model.variables(str(alone)))
+    assert v1["global_step"] == [30]
+    assert all(np.all(np.isfinite(value)) for value in v1.values() if value is not None)
+    assert sorted(report["v1"]["contexts"]) == [[2, 0], [2, 1]]
+    assert report["tf2"]["contexts"] == [[1, 0]], "the TF2 strategy's coordinator only schedules"
     placements = report["tf2"]["placements"]
     assert placements["w/part_0:0"] != placements["w/part_1:0"], "parts on different ps tasks"
 
@@ -272,8 +287,10 @@ def test_an_input_fn_read_through_queues_is_refused_saying_what_to_return(jobs):
 
 @pytest.mark.slow
 def test_training_ends_at_the_end_of_the_input_before_max_steps(jobs):
-    # 64 examples in batches of 8 on the one worker: 8 steps, then the input ends.
-    assert jobs["in_process"]["finite"]["global_step"] == 8
+    # 64 examples in batches of 8, read whole by the chief's and by the worker's
+    # pipeline (the input_fn takes no input_context), as the original's chief and
+    # worker each read theirs: 16 steps, then the input ends.
+    assert jobs["in_process"]["finite"]["global_step"] == 16
 
 
 def test_a_one_process_estimator_evaluates_the_original_ps_jobs_model_dir_with_its_numbers(
@@ -286,6 +303,22 @@ def test_a_one_process_estimator_evaluates_the_original_ps_jobs_model_dir_with_i
     assert set(evaluation) == set(EXPECTED["evaluation"])
     for key, value in EXPECTED["evaluation"].items():
         np.testing.assert_allclose(evaluation[key], value, rtol=1e-5, err_msg=key)
+
+
+def test_a_one_process_estimator_resumes_the_original_ps_jobs_model_dir_with_its_numbers(
+    tmp_path,
+):
+    # As the original resumed it in one process (make_fixture.py), on the whole input.
+    shutil.copytree(ORIGINAL, tmp_path / "model")
+    estimator = model.estimator("canned", model.run_config(str(tmp_path / "model")))
+
+    def input_fn():  # make_fixture.py's: the whole input, no input_context
+        features = {"x": model.X, "word": model.WORDS}
+        ds = tf.data.Dataset.from_tensor_slices((features, model.CLASSES))
+        return ds.repeat().batch(model.BATCH)
+
+    estimator.train(input_fn, max_steps=EXPECTED["trained_to"] + 10)
+    assert_same_variables(model.variables(str(tmp_path / "model")), EXPECTED["resumed"])
 
 
 _WAITING_CHIEF = """

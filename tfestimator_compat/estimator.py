@@ -205,7 +205,7 @@ class Estimator(EstimatorInternals):
             parameter_servers.serve_until_chief_is_done(config, last_step)
             return None
         strategy = parameter_servers.chief_strategy(config, config.session_creation_timeout_secs)
-        coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
+        coordinator = parameter_servers.chief_coordinator(strategy)
         self._model_state.place_variables_with(strategy)
         try:
             with parameter_servers.tf1_partitioning(strategy):
@@ -215,8 +215,7 @@ class Estimator(EstimatorInternals):
                 )
 
                 def run(model, loop):
-                    workers = parameter_servers.num_workers(config)
-                    coordinated_training.train(coordinator, model, loop, inputs.iterator, workers)
+                    coordinated_training.train(coordinator, model, loop, inputs)
 
                 loss = self._train_writing_to(
                     config,

@@ -260,3 +260,12 @@ def test_strategies_other_than_parameter_servers_are_not_ps_strategies():
 def test_the_tf1_parameter_server_strategy_is_a_ps_strategy():
     strategy = tf.compat.v1.distribute.experimental.ParameterServerStrategy()
     assert cluster.is_ps_strategy(strategy) is True
+
+
+def test_a_chief_that_trains_reads_pipeline_0_and_worker_i_pipeline_i_plus_1():
+    # As the original's ParameterServerStrategy numbered the training tasks' inputs.
+    from tfestimator_compat.engine.distributed.coordinated_training import _pipeline_ids
+
+    workers = ["/job:worker/replica:0/task:0", "/job:worker/replica:0/task:1"]
+    assert _pipeline_ids(workers + ["/job:chief/replica:0/task:0"]) == [1, 2, 0]
+    assert _pipeline_ids(workers) == [0, 1], "a TF2 coordinator that only schedules"

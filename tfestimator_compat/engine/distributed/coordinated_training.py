@@ -27,11 +27,12 @@ class PerWorkerInput:
 
     The chief calls the `input_fn` once per worker, inside a function that
     the worker then runs to make its dataset and iterator; there the
-    `input_fn` gets `input_context` with
-    `num_input_pipelines` = the number of workers and `input_pipeline_id` =
-    the worker's index (as plain integers, as in the original). The first
-    worker's function, traced here, tells the structure the model_fn is
-    traced for.
+    `input_fn` gets `input_context` with `num_input_pipelines` = the number
+    of workers and `input_pipeline_id` = the worker's place among them,
+    where a chief that trains comes first (as plain integers, as in the
+    original, whose chief was pipeline 0 and worker i pipeline i + 1). The
+    first worker's function, traced here, tells the structure the model_fn
+    is traced for.
 
     Args:
         coordinator: the `ClusterCoordinator`.
@@ -40,11 +41,14 @@ class PerWorkerInput:
 
     def __init__(self, coordinator, input_fn, mode, params, config):
         workers = tf_internals.coordinator_workers(coordinator)
+        pipeline_ids = _pipeline_ids(tf_internals.coordinator_worker_devices(coordinator))
         traced = {}
 
         def iterator_function(index):
             context = tf.distribute.InputContext(
-                num_input_pipelines=len(workers), input_pipeline_id=index, num_replicas_in_sync=1
+                num_input_pipelines=len(workers),
+                input_pipeline_id=pipeline_ids[index],
+                num_replicas_in_sync=1,
             )
 
             def make_iterator():
@@ -67,6 +71,7 @@ class PerWorkerInput:
 
         functions = [iterator_function(index) for index in range(len(workers))]
         inputs = traced["inputs"]
+        self.num_pipelines = len(workers)
         self.structure = inputs.structure
         self.input_fn = input_fn
         self.op_seeds = inputs.op_seeds
@@ -104,6 +109,14 @@ class PerWorkerInput:
         return contextlib.nullcontext()
 
 
+def _pipeline_ids(devices):
+    """Each worker's `input_pipeline_id`: the chief's first, then the workers' in order."""
+    order = sorted(
+        devices, key=lambda device: (not device.startswith("/job:chief/"), devices.index(device))
+    )
+    return [order.index(device) for device in devices]
+
+
 class CoordinatedTrainingLoop(TrainingLoop):
     """`TrainingLoop` for scheduled chunks: every summary and log is due at a chunk's
     first step, so a chunk never spans several of their periods (the workers'
@@ -113,10 +126,11 @@ class CoordinatedTrainingLoop(TrainingLoop):
         return None
 
 
-def train(coordinator, model, loop, iterator, num_workers):
+def train(coordinator, model, loop, inputs):
     """Runs `loop` (a `CoordinatedTrainingLoop` set up for `model`) to its end.
 
-    Each call the loop asks for is split into at most `num_workers` shares
+    Each call the loop asks for is split into at most one share per worker
+    (`inputs`, a `PerWorkerInput`, has a pipeline for each), shares
     scheduled through `coordinator`; the first share's first step fetches
     what the loop asked of a call's first step. Training ends when the loop
     stops it (`max_steps`, a hook, a listener) or when a worker's input ends.
@@ -127,7 +141,9 @@ def train(coordinator, model, loop, iterator, num_workers):
     while not model.stop_training:
         loop.on_train_batch_begin(0)
         multi_step = model.train_multi_step()
-        ran, input_ended = _run_call(coordinator, model, multi_step, iterator, num_workers)
+        ran, input_ended = _run_call(
+            coordinator, model, multi_step, inputs.iterator, inputs.num_pipelines
+        )
         if ran:
             loop.on_train_batch_end(0)
         if input_ended or not ran:
@@ -148,17 +164,25 @@ def _run_call(coordinator, model, multi_step, iterator, num_workers):
         coordinator.schedule(multi_step, args=(iterator, tf.constant(share), tf.constant(share)))
         for share in _shares(model.chunk_request.steps, num_workers)
     ]
-    input_ended = False
+    input_ended, cancelled = False, None
     try:
         coordinator.join()
     except tf.errors.OutOfRangeError:
         input_ended = True  # a worker read its input to the end
+    except tf.errors.CancelledError as error:
+        # One share's end of input cancels the others, and which of the two errors
+        # the coordinator reports first is a race: the shares tell.
+        cancelled = error
     results = []
     for value in scheduled:
         try:
             results.append(value.get())
-        except (tf.errors.OutOfRangeError, tf.errors.CancelledError):
+        except tf.errors.OutOfRangeError:
             input_ended = True
+        except tf.errors.CancelledError:
+            pass  # cancelled because another share's input ended
+    if cancelled is not None and not input_ended:
+        raise cancelled
     results = [result for result in results if int(result[2])]
     if not results:
         return 0, True

@@ -11,7 +11,9 @@ job runs on TensorFlow's own engine for it,
 - the chief is the coordinator. Its variables live on the `ps` tasks (whole
   variables in turn; the parts of a partitioned variable, one after the
   other, on different ones), and it schedules the training steps onto the
-  workers, each reading its own share of the `input_fn`'s data. It alone
+  workers and, as the original's chief trained too, onto itself
+  (`chief_coordinator`), each reading its own share of the `input_fn`'s
+  data. It alone
   writes checkpoints, summaries and `graph.pbtxt` and runs the hooks.
 - `worker` and `ps` tasks start a `tf.distribute.Server` and serve it until
   the chief is done, then return (`serve_until_chief_is_done`).
@@ -54,6 +56,7 @@ _POLL_SECS = 0.5
 # How often a chief waiting for the cluster's tasks says which ones.
 _WAIT_LOG_SECS = 10
 _CHIEF_GONE_SECS = 1.0
+_CHIEF_DEVICE = f"/job:{cluster_lib.CHIEF}/replica:0/task:0"
 _GUIDE = "migration_guide/cluster.md#parameter-servers"
 
 # This process's server, chief strategy and rounds: `process_state.STATE.cluster_task`.
@@ -80,10 +83,10 @@ def check(config):
         )
     if not spec.get(cluster_lib.WORKER):
         raise ValueError(
-            f"TF_CONFIG's cluster has 'ps' tasks but no 'worker' task ({spec}). The chief "
-            "schedules the training steps onto the workers and runs none itself: add at "
-            "least one 'worker' to the cluster (or drop the 'ps' job to train on one "
-            f"machine). See {_GUIDE}."
+            f"TF_CONFIG's cluster has 'ps' tasks but no 'worker' task ({spec}). "
+            "TensorFlow's ParameterServerStrategy, which runs the steps here, needs at "
+            "least one: add a 'worker' to the cluster (or drop the 'ps' job to train on "
+            f"one machine). See {_GUIDE}."
         )
 
 
@@ -101,8 +104,19 @@ def training_cluster(config) -> tf.train.ClusterSpec:
     )
 
 
-def num_workers(config) -> int:
-    return len(config.cluster_spec.as_dict()[cluster_lib.WORKER])
+def chief_coordinator(strategy):
+    """The `ClusterCoordinator` that runs the chief's steps on `strategy`'s workers.
+
+    Where the original's chief trained (no strategy, or TF1's
+    `ParameterServerStrategy`: the strategy `chief_strategy` made), the chief
+    is one of those workers too, on its own CPU; a TF2 strategy the program
+    passed keeps TF2's roles, where the coordinator runs no step.
+    """
+    coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
+    devices = tf_internals.coordinator_worker_devices(coordinator)
+    if strategy is _TASK.chief_strategy and _CHIEF_DEVICE not in devices:
+        tf_internals.add_coordinator_worker(coordinator, _CHIEF_DEVICE)
+    return coordinator
 
 
 def chief_strategy(config, timeout_secs):

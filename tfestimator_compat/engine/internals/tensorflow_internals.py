@@ -438,6 +438,19 @@ def coordinator_workers(coordinator) -> list:
     return coordinator._cluster.workers
 
 
+def coordinator_worker_devices(coordinator) -> list:
+    """The device of each of a `ClusterCoordinator`'s workers, in their order."""
+    return [worker.device_name for worker in coordinator._cluster.workers]
+
+
+def add_coordinator_worker(coordinator, device_name):
+    """Makes `device_name` (a device of this process) one more worker of
+    `coordinator`: closures and per-worker resources then run there too."""
+    cluster = coordinator._cluster
+    worker_class = type(cluster.workers[0])
+    cluster.workers.append(worker_class(len(cluster.workers), device_name, cluster))
+
+
 def set_remote_value_type_spec(value, spec):
     """Tells a worker's `RemoteValue` (made by `create_resource`) the `TypeSpec` of
     what it holds, which a per-worker iterator's users read."""
