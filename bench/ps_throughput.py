@@ -17,6 +17,8 @@ chief schedules chunks of steps onto the workers and onto itself; in the
 original every worker and the chief ran its own loop against the ps tasks.
 Either way the chief trains too.
 With `--original-python` each setup also runs under tensorflow-estimator 2.15.
+A `native` side runs the MLP as TensorFlow's own `ParameterServerStrategy`
+custom loop (`run_native_task`), the most TensorFlow's engine gives here.
 
     python bench/ps_throughput.py --original-python /path/to/venv215/bin/python
 
@@ -41,6 +43,9 @@ import time
 
 import numpy as np
 from estimator_speed import BATCH as MLP_BATCH
+from estimator_speed import CLASSES as MLP_CLASSES
+from estimator_speed import FEATURES as MLP_FEATURES
+from estimator_speed import HIDDEN as MLP_HIDDEN
 from estimator_speed import data as mlp_data
 from estimator_speed import mlp_model_fn
 
@@ -96,6 +101,9 @@ def run_task(side, model, model_dir, max_steps):
     """
     import tensorflow as tf
 
+    if side == "native":
+        return run_native_task(tf, max_steps)
+
     if side == "shim":
         import tfestimator_compat  # noqa: F401  (installs tf.estimator)
     tf.get_logger().setLevel("ERROR")
@@ -125,6 +133,97 @@ def run_task(side, model, model_dir, max_steps):
         print(json.dumps({"seconds": time.perf_counter() - start}), flush=True)
 
 
+NATIVE_STEPS_PER_CLOSURE = 100
+
+
+def run_native_task(tf, max_steps):
+    """The mlp as TensorFlow's own parameter-server custom loop, as TensorFlow's
+    guide writes it (Keras 3's `fit` takes no `ParameterServerStrategy`): the
+    chief coordinates and runs no step, each closure runs 100 steps with Adam;
+    workers and ps tasks serve until they are killed. The ceiling of
+    TensorFlow's own engine for this model on this machine."""
+    tf.get_logger().setLevel("ERROR")
+    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    if resolver.task_type in ("worker", "ps"):
+        server = tf.distribute.Server(
+            resolver.cluster_spec(),
+            job_name=resolver.task_type,
+            task_index=resolver.task_id,
+            protocol="grpc",
+            start=True,
+        )
+        server.join()
+    start = time.perf_counter()
+    if resolver.task_type is None:
+        strategy = tf.distribute.get_strategy()
+        coordinator = None
+    else:
+        strategy = tf.distribute.experimental.ParameterServerStrategy(resolver)
+        coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
+    x, y = mlp_data()
+    sizes = [(MLP_FEATURES, MLP_HIDDEN), (MLP_HIDDEN, MLP_HIDDEN), (MLP_HIDDEN, MLP_HIDDEN)]
+    sizes.append((MLP_HIDDEN, MLP_CLASSES))
+    with strategy.scope():
+        init = tf.keras.initializers.GlorotUniform(seed=0)
+        variables = [tf.Variable(init(size)) for size in sizes]
+        variables += [tf.Variable(tf.zeros(size[1])) for size in sizes]
+        slots = []
+        for variable in variables:  # Adam's slots live with their variable
+            with strategy.extended.colocate_vars_with(variable):
+                slots.append(
+                    (tf.Variable(tf.zeros_like(variable)), tf.Variable(tf.zeros_like(variable)))
+                )
+        powers = tf.Variable(0.9), tf.Variable(0.999)
+        step = tf.Variable(0, dtype=tf.int64)
+
+    def dataset_fn(_=None):
+        return tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(MLP_BATCH)
+
+    @tf.function
+    def steps(iterator, n):
+        def one_step(i):
+            features, labels = next(iterator)
+            with tf.GradientTape() as tape:
+                net = features
+                for kernel, bias in zip(variables[:3], variables[4:7]):
+                    net = tf.nn.relu(net @ kernel + bias)
+                logits = net @ variables[3] + variables[7]
+                loss = tf.reduce_mean(
+                    tf.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)
+                )
+            for variable, (m, v), grad in zip(variables, slots, tape.gradient(loss, variables)):
+                tf.raw_ops.ResourceApplyAdam(
+                    var=variable.handle,
+                    m=m.handle,
+                    v=v.handle,
+                    beta1_power=powers[0].read_value(),
+                    beta2_power=powers[1].read_value(),
+                    lr=1e-3,
+                    beta1=0.9,
+                    beta2=0.999,
+                    epsilon=1e-8,
+                    grad=grad,
+                )
+            powers[0].assign(powers[0] * 0.9)
+            powers[1].assign(powers[1] * 0.999)
+            step.assign_add(1)
+            return i + 1
+
+        tf.while_loop(lambda i: i < n, one_step, [tf.constant(0)])
+
+    if coordinator is None:
+        iterator = iter(dataset_fn())
+        for _ in range(max_steps // NATIVE_STEPS_PER_CLOSURE):
+            steps(iterator, tf.constant(NATIVE_STEPS_PER_CLOSURE))
+    else:
+        iterator = iter(coordinator.create_per_worker_dataset(dataset_fn))
+        for _ in range(max_steps // NATIVE_STEPS_PER_CLOSURE):
+            coordinator.schedule(steps, args=(iterator, tf.constant(NATIVE_STEPS_PER_CLOSURE)))
+        coordinator.join()
+    int(step.numpy())
+    print(json.dumps({"seconds": time.perf_counter() - start}), flush=True)
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("localhost", 0))
@@ -134,7 +233,7 @@ def free_port():
 def start_task(python, side, model, model_dir, max_steps, tf_config):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     env.pop("TF_CONFIG", None)
-    if side == "shim":
+    if side != "original":
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
     if tf_config:
         env["TF_CONFIG"] = json.dumps(tf_config)
@@ -176,13 +275,14 @@ def job_seconds(python, side, model, workers, max_steps, timeout=900):
                 raise RuntimeError(f"{side} {model} chief failed:\n{stderr[-3000:]}")
             return json.loads(stdout.strip().splitlines()[-1])["seconds"]
         finally:
-            end(others)
+            end(others, grace_secs=0 if side == "native" else 60)
     finally:
         shutil.rmtree(model_dir, ignore_errors=True)
 
 
 def end(tasks, grace_secs=60):
-    """Waits for the workers and ps tasks to end; the original's ps tasks serve for good."""
+    """Waits for the workers and ps tasks to end; the original's ps tasks (and every
+    native task) serve for good."""
     deadline = time.time() + grace_secs
     for (job, _), process in tasks.items():
         try:
@@ -217,11 +317,15 @@ def main():
     sides = {"shim": sys.executable}
     if args.original_python:
         sides["original"] = args.original_python
+    sides["native"] = sys.executable
     best = {}
     for _ in range(rounds):
         for model in args.models:
             for setup, workers in SETUPS.items():
                 for side, python in sides.items():
+                    if side == "native" and model != "mlp":
+                        best[model, setup, side] = float("nan")
+                        continue
                     rate = steps_per_sec(python, side, model, workers, short, long)
                     key = (model, setup, side)
                     best[key] = max(best.get(key, float("nan")), rate, key=_or_lowest)
@@ -234,20 +338,20 @@ def _or_lowest(rate):
 
 def print_table(best, sides, models, rounds, short, long):
     header = f"{'model':11}{'setup':13}" + "".join(f"{side + ' steps/s':>18}" for side in sides)
-    if "original" in sides:
-        header += f"{'shim/original':>15}"
+    ratios = [("shim", other) for other in ("original", "native") if other in sides]
+    header += "".join(f"{'shim/' + other:>15}" for _, other in ratios)
     print(header)
     for model in models:
         for setup in SETUPS:
-            values = [best[model, setup, side] for side in sides]
-            row = f"{model:11}{setup:13}" + "".join(f"{value:>18.0f}" for value in values)
-            if "original" in sides:
-                row += f"{values[0] / values[1]:>14.2f}x"
+            values = {side: best[model, setup, side] for side in sides}
+            row = f"{model:11}{setup:13}" + "".join(f"{value:>18.0f}" for value in values.values())
+            row += "".join(f"{values[a] / values[b]:>14.2f}x" for a, b in ratios)
             print(row)
     print(
         f"{PS_TASKS} ps tasks and a chief beside the workers, all on this machine's "
         f"{os.cpu_count()} CPUs; jobs of {short} and {long} steps, best of {rounds} rounds. "
-        "The chief trains too, on both sides."
+        "The shim's and the original's chief train too; native is TensorFlow's own "
+        "ParameterServerStrategy custom loop (mlp only), whose chief only coordinates."
     )
 
 
