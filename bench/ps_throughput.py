@@ -17,7 +17,7 @@ chief schedules chunks of steps onto the workers and onto itself; in the
 original every worker and the chief ran its own loop against the ps tasks.
 Either way the chief trains too.
 With `--original-python` each setup also runs under tensorflow-estimator 2.15.
-A `native` side runs the MLP as TensorFlow's own `ParameterServerStrategy`
+A `native` side runs each model as TensorFlow's own `ParameterServerStrategy`
 custom loop (`run_native_task`), the most TensorFlow's engine gives here.
 
     python bench/ps_throughput.py --original-python /path/to/venv215/bin/python
@@ -102,7 +102,7 @@ def run_task(side, model, model_dir, max_steps):
     import tensorflow as tf
 
     if side == "native":
-        return run_native_task(tf, max_steps)
+        return run_native_task(tf, model, max_steps)
 
     if side == "shim":
         import tfestimator_compat  # noqa: F401  (installs tf.estimator)
@@ -136,12 +136,14 @@ def run_task(side, model, model_dir, max_steps):
 NATIVE_STEPS_PER_CLOSURE = 100
 
 
-def run_native_task(tf, max_steps):
-    """The mlp as TensorFlow's own parameter-server custom loop, as TensorFlow's
+def run_native_task(tf, model, max_steps):
+    """The model as TensorFlow's own parameter-server custom loop, as TensorFlow's
     guide writes it (Keras 3's `fit` takes no `ParameterServerStrategy`): the
-    chief coordinates and runs no step, each closure runs 100 steps with Adam;
-    workers and ps tasks serve until they are killed. The ceiling of
-    TensorFlow's own engine for this model on this machine."""
+    chief coordinates and runs no step, each closure runs 100 steps (the MLP
+    with Adam; wide & deep with Adagrad, sparse on the two-part embedding and
+    id weights, where the canned model's linear side used FTRL); workers and
+    ps tasks serve until they are killed. The ceiling of TensorFlow's own
+    engine for these models on this machine."""
     tf.get_logger().setLevel("ERROR")
     resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
     if resolver.task_type in ("worker", "ps"):
@@ -160,6 +162,111 @@ def run_native_task(tf, max_steps):
     else:
         strategy = tf.distribute.experimental.ParameterServerStrategy(resolver)
         coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
+    if model == "wide_deep":
+        dataset_fn, steps, step = native_wide_deep(tf, strategy)
+    else:
+        dataset_fn, steps, step = native_mlp(tf, strategy)
+    if coordinator is None:
+        iterator = iter(dataset_fn())
+        for _ in range(max_steps // NATIVE_STEPS_PER_CLOSURE):
+            steps(iterator, tf.constant(NATIVE_STEPS_PER_CLOSURE))
+    else:
+        iterator = iter(coordinator.create_per_worker_dataset(dataset_fn))
+        for _ in range(max_steps // NATIVE_STEPS_PER_CLOSURE):
+            coordinator.schedule(steps, args=(iterator, tf.constant(NATIVE_STEPS_PER_CLOSURE)))
+        coordinator.join()
+    int(step.numpy())
+    print(json.dumps({"seconds": time.perf_counter() - start}), flush=True)
+
+
+def _slots(tf, strategy, variables, count, value=0.0):
+    """`count` optimizer slots per variable, each on its variable's ps task."""
+    slots = []
+    for variable in variables:
+        with strategy.extended.colocate_vars_with(variable):
+            slots.append([tf.Variable(tf.fill(variable.shape, value)) for _ in range(count)])
+    return slots
+
+
+def native_wide_deep(tf, strategy):
+    """The wide & deep model by hand: a 16-wide embedding and per-id linear weights
+    of `ID_ROWS` rows, each in `PARTS` parts by id range; DNN 256/128 on the
+    embedding and `x`; logistic loss; Adagrad (sparse updates on the parts)."""
+    rows = ID_ROWS // PARTS
+    glorot = tf.keras.initializers.GlorotUniform(seed=0)
+    with strategy.scope():
+        embedding = [tf.Variable(tf.random.normal([rows, 16], stddev=0.25)) for _ in range(PARTS)]
+        id_weights = [tf.Variable(tf.zeros([rows, 1])) for _ in range(PARTS)]
+        dense = [
+            tf.Variable(glorot((24, 256))),
+            tf.Variable(tf.zeros(256)),
+            tf.Variable(glorot((256, 128))),
+            tf.Variable(tf.zeros(128)),
+            tf.Variable(glorot((128, 1))),
+            tf.Variable(tf.zeros(1)),
+            tf.Variable(tf.zeros((8, 1))),
+            tf.Variable(tf.zeros(1)),
+        ]
+        sparse = embedding + id_weights
+        sparse_accumulators = _slots(tf, strategy, sparse, 1, 0.1)
+        dense_accumulators = _slots(tf, strategy, dense, 1, 0.1)
+        step = tf.Variable(0, dtype=tf.int64)
+    input_fn = wide_deep_input_fn(tf)
+
+    def dataset_fn(_=None):
+        return input_fn()
+
+    def lookup(parts, ids):
+        part = tf.cast(ids // rows, tf.int32)
+        positions = tf.dynamic_partition(tf.range(tf.size(ids)), part, PARTS)
+        local = tf.dynamic_partition(ids % rows, part, PARTS)
+        found = [tf.gather(variable, index) for variable, index in zip(parts, local)]
+        return tf.dynamic_stitch(positions, found)
+
+    @tf.function
+    def steps(iterator, n):
+        def one_step(i):
+            features, labels = next(iterator)
+            ids, x = tf.reshape(features["id"], [-1]), features["x"]
+            with tf.GradientTape() as tape:
+                net = tf.concat([lookup(embedding, ids), x], 1)
+                for kernel, bias in zip(dense[0:6:2], dense[1:6:2]):
+                    net = net @ kernel + bias
+                    net = tf.nn.relu(net) if kernel.shape[-1] != 1 else net
+                wide = lookup(id_weights, ids) + x @ dense[6] + dense[7]
+                loss = tf.reduce_mean(
+                    tf.nn.sigmoid_cross_entropy_with_logits(tf.cast(labels, tf.float32), net + wide)
+                )
+            grads = tape.gradient(loss, sparse + dense)
+            for variable, (accumulator,), grad in zip(sparse, sparse_accumulators, grads):
+                tf.raw_ops.ResourceSparseApplyAdagradV2(
+                    var=variable.handle,
+                    accum=accumulator.handle,
+                    lr=0.05,
+                    epsilon=1e-7,
+                    grad=grad.values,
+                    indices=grad.indices,
+                )
+            for variable, (accumulator,), grad in zip(
+                dense, dense_accumulators, grads[len(sparse) :]
+            ):
+                tf.raw_ops.ResourceApplyAdagradV2(
+                    var=variable.handle,
+                    accum=accumulator.handle,
+                    lr=0.05,
+                    epsilon=1e-7,
+                    grad=grad,
+                )
+            step.assign_add(1)
+            return i + 1
+
+        tf.while_loop(lambda i: i < n, one_step, [tf.constant(0)])
+
+    return dataset_fn, steps, step
+
+
+def native_mlp(tf, strategy):
+    """The bench MLP by hand, with Adam."""
     x, y = mlp_data()
     sizes = [(MLP_FEATURES, MLP_HIDDEN), (MLP_HIDDEN, MLP_HIDDEN), (MLP_HIDDEN, MLP_HIDDEN)]
     sizes.append((MLP_HIDDEN, MLP_CLASSES))
@@ -167,12 +274,7 @@ def run_native_task(tf, max_steps):
         init = tf.keras.initializers.GlorotUniform(seed=0)
         variables = [tf.Variable(init(size)) for size in sizes]
         variables += [tf.Variable(tf.zeros(size[1])) for size in sizes]
-        slots = []
-        for variable in variables:  # Adam's slots live with their variable
-            with strategy.extended.colocate_vars_with(variable):
-                slots.append(
-                    (tf.Variable(tf.zeros_like(variable)), tf.Variable(tf.zeros_like(variable)))
-                )
+        slots = _slots(tf, strategy, variables, 2)
         powers = tf.Variable(0.9), tf.Variable(0.999)
         step = tf.Variable(0, dtype=tf.int64)
 
@@ -211,17 +313,7 @@ def run_native_task(tf, max_steps):
 
         tf.while_loop(lambda i: i < n, one_step, [tf.constant(0)])
 
-    if coordinator is None:
-        iterator = iter(dataset_fn())
-        for _ in range(max_steps // NATIVE_STEPS_PER_CLOSURE):
-            steps(iterator, tf.constant(NATIVE_STEPS_PER_CLOSURE))
-    else:
-        iterator = iter(coordinator.create_per_worker_dataset(dataset_fn))
-        for _ in range(max_steps // NATIVE_STEPS_PER_CLOSURE):
-            coordinator.schedule(steps, args=(iterator, tf.constant(NATIVE_STEPS_PER_CLOSURE)))
-        coordinator.join()
-    int(step.numpy())
-    print(json.dumps({"seconds": time.perf_counter() - start}), flush=True)
+    return dataset_fn, steps, step
 
 
 def free_port():
@@ -323,9 +415,6 @@ def main():
         for model in args.models:
             for setup, workers in SETUPS.items():
                 for side, python in sides.items():
-                    if side == "native" and model != "mlp":
-                        best[model, setup, side] = float("nan")
-                        continue
                     rate = steps_per_sec(python, side, model, workers, short, long)
                     key = (model, setup, side)
                     best[key] = max(best.get(key, float("nan")), rate, key=_or_lowest)
@@ -351,7 +440,7 @@ def print_table(best, sides, models, rounds, short, long):
         f"{PS_TASKS} ps tasks and a chief beside the workers, all on this machine's "
         f"{os.cpu_count()} CPUs; jobs of {short} and {long} steps, best of {rounds} rounds. "
         "The shim's and the original's chief train too; native is TensorFlow's own "
-        "ParameterServerStrategy custom loop (mlp only), whose chief only coordinates."
+        "ParameterServerStrategy custom loop, whose chief only coordinates."
     )
 
 
