@@ -17,6 +17,7 @@ import contextlib
 
 import tensorflow as tf
 
+from tfestimator_compat.engine.distributed import cluster as cluster_lib
 from tfestimator_compat.engine.inputs.input_fn import call_input_fn
 from tfestimator_compat.engine.internals import tensorflow_internals as tf_internals
 from tfestimator_compat.engine.loop.loop_callbacks import TrainingLoop
@@ -111,8 +112,9 @@ class PerWorkerInput:
 
 def _pipeline_ids(devices):
     """Each worker's `input_pipeline_id`: the chief's first, then the workers' in order."""
+    chief = f"/job:{cluster_lib.CHIEF}/"
     order = sorted(
-        devices, key=lambda device: (not device.startswith("/job:chief/"), devices.index(device))
+        devices, key=lambda device: (not device.startswith(chief), devices.index(device))
     )
     return [order.index(device) for device in devices]
 
