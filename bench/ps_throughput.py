@@ -19,14 +19,20 @@ Either way the chief trains too.
 With `--original-python` each setup also runs under tensorflow-estimator 2.15.
 A `native` side runs each model as TensorFlow's own `ParameterServerStrategy`
 custom loop (`run_native_task`), the most TensorFlow's engine gives here.
+`--python` adds interpreters with other TensorFlow releases (the shim
+supports 2.16 and later): the shim and native sides run under each, so one
+run shows how much of a gap is the TensorFlow release rather than the shim.
 
-    python bench/ps_throughput.py --original-python /path/to/venv215/bin/python
+    python bench/ps_throughput.py --original-python /path/to/venv215/bin/python \
+        [--python /path/to/venv216/bin/python]
 
 A job trains a fresh model_dir to `max_steps` (checkpoints only at its start
 and end); "steps/s" is (long - short) / (seconds of a long job - seconds of a
 short one), timed on the chief, so starting the cluster and the checkpoints
-drop out; best of `--rounds` alternating rounds. All tasks share this
-machine's cores: on one machine the figures show what the protocol costs
+drop out; best of `--rounds` alternating rounds. "CPU ms/step" is the same
+difference of the CPU seconds all the job's processes used (the lowest of
+the rounds). All tasks share this machine's cores, so the CPU a step costs
+bounds the rate: on one machine the figures show what the protocol costs
 (RPCs to the ps tasks, scheduling), not a cluster's speed-up.
 """
 
@@ -34,6 +40,7 @@ import argparse
 import json
 import math
 import os
+import resource
 import shutil
 import socket
 import subprocess
@@ -336,7 +343,20 @@ def start_task(python, side, model, model_dir, max_steps, tf_config):
 
 
 def job_seconds(python, side, model, workers, max_steps, timeout=900):
-    """Seconds the chief (or the one process) of a fresh job took to train to `max_steps`."""
+    """Seconds the chief (or the one process) of a fresh job took to train to
+    `max_steps`, and the CPU seconds all the job's processes used."""
+    cpu_before = _children_cpu_seconds()
+    seconds = _job(python, side, model, workers, max_steps, timeout)
+    return seconds, _children_cpu_seconds() - cpu_before
+
+
+def _children_cpu_seconds():
+    """CPU seconds of the child processes that ended so far (`job_seconds` waits for all)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _job(python, side, model, workers, max_steps, timeout):
     model_dir = tempfile.mkdtemp(prefix=f"ps-{side}-{model}-")
     try:
         if not workers:
@@ -385,17 +405,51 @@ def end(tasks, grace_secs=60):
 
 
 def steps_per_sec(python, side, model, workers, short, long):
-    """Steps/s between a short and a long job; NaN where noise made the long one no slower."""
-    short_secs = job_seconds(python, side, model, workers, short)
-    long_secs = job_seconds(python, side, model, workers, long)
+    """Steps/s and CPU ms per step between a short and a long job; NaN where noise
+    made the long one no slower."""
+    short_secs, short_cpu = job_seconds(python, side, model, workers, short)
+    long_secs, long_cpu = job_seconds(python, side, model, workers, long)
+    cpu_ms = 1000 * (long_cpu - short_cpu) / (long - short)
     if long_secs <= short_secs:
-        return float("nan")
-    return (long - short) / (long_secs - short_secs)
+        return float("nan"), cpu_ms
+    return (long - short) / (long_secs - short_secs), cpu_ms
+
+
+def tensorflow_version(python):
+    """The TensorFlow release `python` imports."""
+    command = [python, "-c", "import tensorflow as tf; print(tf.__version__)"]
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    output = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+    return output.stdout.strip().splitlines()[-1]
+
+
+def bench_sides(original_python, other_pythons):
+    """Label -> (side, interpreter): the shim and native under this interpreter's
+    TensorFlow and each of `other_pythons`', and the original."""
+    pythons = [sys.executable, *other_pythons]
+    labels = {python: tensorflow_version(python) for python in pythons}
+    tagged = len(set(labels.values())) > 1
+    sides = {}
+    for side in ("shim", "original", "native"):
+        if side == "original":
+            if original_python:
+                sides["original"] = ("original", original_python)
+            continue
+        for python in pythons:
+            sides[f"{side} {labels[python]}" if tagged else side] = (side, python)
+    return sides
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--original-python", help="interpreter with tensorflow-estimator 2.15")
+    parser.add_argument(
+        "--python",
+        action="append",
+        default=[],
+        help="another interpreter (another TensorFlow release, with keras 3) to run the "
+        "shim and native sides under too; may be repeated",
+    )
     parser.add_argument("--quick", action="store_true", help="shorter jobs, one round")
     parser.add_argument("--rounds", type=int, help="rounds per side (default 2, 1 with --quick)")
     parser.add_argument("--models", nargs="+", choices=MODELS, default=list(MODELS))
@@ -406,36 +460,60 @@ def main():
         return run_task(side, model, model_dir, int(max_steps))
     short, long = (100, 1100) if args.quick else (200, 3200)
     rounds = args.rounds or (1 if args.quick else 2)
-    sides = {"shim": sys.executable}
-    if args.original_python:
-        sides["original"] = args.original_python
-    sides["native"] = sys.executable
-    best = {}
+    sides = bench_sides(args.original_python, args.python)
+    best, cpu = {}, {}
     for _ in range(rounds):
         for model in args.models:
             for setup, workers in SETUPS.items():
-                for side, python in sides.items():
-                    rate = steps_per_sec(python, side, model, workers, short, long)
-                    key = (model, setup, side)
+                for label, (side, python) in sides.items():
+                    rate, cpu_ms = steps_per_sec(python, side, model, workers, short, long)
+                    key = (model, setup, label)
                     best[key] = max(best.get(key, float("nan")), rate, key=_or_lowest)
+                    cpu[key] = min(cpu.get(key, float("inf")), cpu_ms)
+    print("steps/s (best of the rounds):")
     print_table(best, sides, args.models, rounds, short, long)
+    print()
+    print("CPU ms per step, all of a job's processes (lowest of the rounds):")
+    print_table(cpu, sides, args.models, rounds, short, long, fmt=".2f", ratios=False)
 
 
 def _or_lowest(rate):
     return float("-inf") if math.isnan(rate) else rate
 
 
-def print_table(best, sides, models, rounds, short, long):
-    header = f"{'model':11}{'setup':13}" + "".join(f"{side + ' steps/s':>18}" for side in sides)
-    ratios = [("shim", other) for other in ("original", "native") if other in sides]
-    header += "".join(f"{'shim/' + other:>15}" for _, other in ratios)
+def _ratios(sides):
+    """(shim label, other label) pairs: each shim against the original and
+    against native under the same TensorFlow."""
+    pairs = []
+    for label, (side, python) in sides.items():
+        if side != "shim":
+            continue
+        pairs += [(label, other) for other, (kind, _) in sides.items() if kind == "original"]
+        pairs += [
+            (label, other)
+            for other, (kind, other_python) in sides.items()
+            if kind == "native" and other_python == python
+        ]
+    return pairs
+
+
+def print_table(values, sides, models, rounds, short, long, fmt=".0f", ratios=True):
+    width = max(18, *(len(label) + 2 for label in sides))
+    pairs = _ratios(sides) if ratios else []
+    header = f"{'model':11}{'setup':13}" + "".join(f"{label:>{width}}" for label in sides)
+    header += "".join(f"{a + ' / ' + b:>{len(a) + len(b) + 5}}" for a, b in pairs)
     print(header)
     for model in models:
         for setup in SETUPS:
-            values = {side: best[model, setup, side] for side in sides}
-            row = f"{model:11}{setup:13}" + "".join(f"{value:>18.0f}" for value in values.values())
-            row += "".join(f"{values[a] / values[b]:>14.2f}x" for a, b in ratios)
+            row_values = {label: values[model, setup, label] for label in sides}
+            row = f"{model:11}{setup:13}"
+            row += "".join(f"{value:>{width}{fmt}}" for value in row_values.values())
+            row += "".join(
+                f"{row_values[a] / row_values[b]:>{len(a) + len(b) + 4}.2f}x" for a, b in pairs
+            )
             print(row)
+    if not ratios:
+        return
     print(
         f"{PS_TASKS} ps tasks and a chief beside the workers, all on this machine's "
         f"{os.cpu_count()} CPUs; jobs of {short} and {long} steps, best of {rounds} rounds. "
