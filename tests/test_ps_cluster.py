@@ -140,7 +140,7 @@ def test_every_task_of_the_custom_job_ends_and_the_evaluator_reports_max_steps(j
 
 
 @pytest.mark.slow
-def test_the_chief_writes_graph_and_summaries_and_each_worker_reads_its_own_shard(jobs):
+def test_the_chief_writes_graph_and_summaries_and_each_input_fn_gets_its_tasks_config(jobs):
     model_dir = jobs["root"] / "custom"
     assert (model_dir / "graph.pbtxt").exists()
     events = [name for name in os.listdir(model_dir) if name.startswith("events.out")]
@@ -151,9 +151,14 @@ def test_the_chief_writes_graph_and_summaries_and_each_worker_reads_its_own_shar
             steps.setdefault(value.tag, []).append(event.step)
     assert steps["prediction_mean"] == [1, 11, 21, 31]
     assert steps["global_step/sec"] == [11, 21, 31]
-    # The input_fn ran for each training task's pipeline (num_input_pipelines,
-    # input_pipeline_id): the workers' and the chief's own, as in the original.
-    assert sorted(jobs["custom"]["chief", 0]["contexts"]) == [[3, 0], [3, 1], [3, 2]]
+    # The input_fn ran for each training task's pipeline, the workers' and the
+    # chief's own, with that task's RunConfig; without a strategy the original
+    # gave no input_context, so each reads its whole input (a single pipeline's).
+    assert sorted(jobs["custom"]["chief", 0]["contexts"]) == [
+        [1, 0, "chief", 0],
+        [1, 0, "worker", 0],
+        [1, 0, "worker", 1],
+    ]
     placements = jobs["custom"]["chief", 0]["placements"]
     assert placements and all(p.startswith("/job:ps/") for p in placements.values())
 
@@ -175,7 +180,7 @@ def test_a_canned_job_resumes_the_original_ps_jobs_model_dir_with_one_process_nu
 ):
     # The chief, named `master`, trained beside the worker, each on its own pipeline.
     report = jobs["in_process"]["master"]
-    assert sorted(report["contexts"]) == [[2, 0], [2, 1]]
+    assert sorted(report["contexts"]) == [[1, 0, "master", 0], [1, 0, "worker", 0]]
     shutil.copytree(ORIGINAL, tmp_path / "alone")
     alone = model.estimator("canned", model.run_config(str(tmp_path / "alone")))
     alone.train(model.same_batch_input_fn(canned=True), max_steps=20)
@@ -206,8 +211,10 @@ def test_the_tf2_and_tf1_strategies_resume_a_one_process_model_dir_with_its_numb
     assert sorted(v1) == sorted(model.variables(str(alone)))
     assert v1["global_step"] == [30]
     assert all(np.all(np.isfinite(value)) for value in v1.values() if value is not None)
-    assert sorted(report["v1"]["contexts"]) == [[2, 0], [2, 1]]
-    assert report["tf2"]["contexts"] == [[1, 0]], "the TF2 strategy's coordinator only schedules"
+    # TF1's strategy gave the tasks their pipelines: the chief 0, the worker 1.
+    assert sorted(report["v1"]["contexts"]) == [[2, 0, "chief", 0], [2, 1, "worker", 0]]
+    tf2 = report["tf2"]["contexts"]
+    assert tf2 == [[1, 0, "worker", 0]], "the TF2 strategy's coordinator only schedules"
     placements = report["tf2"]["placements"]
     assert placements["w/part_0:0"] != placements["w/part_1:0"], "parts on different ps tasks"
 

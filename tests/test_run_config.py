@@ -10,6 +10,7 @@ import pytest
 import tensorflow as tf
 
 from tfestimator_compat import RunConfig
+from tfestimator_compat import run_config
 
 REFERENCE_PYTHON = os.environ.get("TFESTIMATOR_REFERENCE_PYTHON")
 # The shape of the original's `experimental_distribute` argument.
@@ -632,3 +633,29 @@ def test_a_train_distribute_that_is_no_strategy_is_refused_by_the_estimator(tmp_
     config = RunConfig(model_dir=str(tmp_path), train_distribute="mirrored")
     with pytest.raises(ValueError, match="must be a tf.distribute strategy"):
         est.Estimator(classifier_model_fn, config=config)
+
+
+@pytest.mark.parametrize("chief", ["chief", "master"])
+def test_a_config_as_another_task_saw_it_matches_that_tasks_own(monkeypatch, chief):
+    # A ps chief calls each worker's input_fn itself, with the config the
+    # worker would have made from its own TF_CONFIG.
+    cluster = {chief: ["host0:2222"], "worker": ["host1:2222", "host2:2222"], "ps": ["host3:2222"]}
+
+    def config_of(task_type, task_id):
+        task = {"type": task_type, "index": task_id}
+        monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": cluster, "task": task}))
+        return RunConfig(model_dir="/tmp/m", save_checkpoints_steps=7, tf_random_seed=3)
+
+    chief_config = config_of(chief, 0)
+    for task_type, task_id in [(chief, 0), ("worker", 0), ("worker", 1)]:
+        seen = run_config.as_seen_by_task(chief_config, task_type, task_id)
+        own = config_of(task_type, task_id)
+        expected = _properties(own)
+        del expected["device_filters"]  # of the session_config, which stays the chief's
+        assert {k: v for k, v in _properties(seen).items() if k in expected} == expected
+        assert (seen.model_dir, seen.save_checkpoints_steps, seen.tf_random_seed) == (
+            "/tmp/m",
+            7,
+            3,
+        )
+    assert (chief_config.task_type, chief_config.task_id) == (chief, 0), "the chief's is kept"

@@ -8,6 +8,7 @@ orchestrates; the mechanisms live in their own modules.
 """
 
 import copy
+import functools
 import os
 import tempfile
 
@@ -50,6 +51,7 @@ from tfestimator_compat.hooks import check_hooks
 from tfestimator_compat.mode_keys import ModeKeys
 from tfestimator_compat.run_config import RunConfig
 from tfestimator_compat.run_config import TaskType
+from tfestimator_compat.run_config import as_seen_by_task
 
 _logging = tf.compat.v1.logging
 # How many vanished checkpoints a call following the newest one gets past.
@@ -211,7 +213,12 @@ class Estimator(EstimatorInternals):
             with parameter_servers.tf1_partitioning(strategy):
                 params = self._params_for(ModeKeys.TRAIN)
                 inputs = coordinated_training.PerWorkerInput(
-                    coordinator, input_fn, ModeKeys.TRAIN, params, self.config
+                    coordinator,
+                    input_fn,
+                    ModeKeys.TRAIN,
+                    params,
+                    self.config,
+                    functools.partial(as_seen_by_task, self.config),
                 )
 
                 def run(model, loop):

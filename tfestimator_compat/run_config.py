@@ -275,6 +275,29 @@ class RunConfig:
     )
 
 
+def as_seen_by_task(config, task_type, task_id):
+    """`config` as another task of its cluster made it, from that task's `TF_CONFIG`.
+
+    In a parameter-server job the chief calls each worker's `input_fn` to
+    build the pipeline that worker runs; the original's workers called their
+    own, with their own `RunConfig`, whose `task_type`, `task_id` and
+    `global_id_in_cluster` input_fns shard by. Only the cluster properties
+    differ from `config`'s (its `session_config` stays as it is).
+    """
+    tf_config = {
+        "cluster": config.cluster_spec.as_dict(),
+        "task": {"type": task_type, "index": task_id},
+    }
+    if config.service is not None:
+        tf_config["service"] = config.service
+    cluster = cluster_lib.parse_tf_config(
+        tf_config, strategy_managed=_manages_cluster(config.train_distribute)
+    )
+    seen = copy.deepcopy(config)
+    seen._set_cluster(cluster)
+    return seen
+
+
 def _check_strategies(train_distribute, eval_distribute, experimental_distribute):
     """Rejects strategy combinations an Estimator cannot run."""
     for name, given in (

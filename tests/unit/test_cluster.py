@@ -269,3 +269,16 @@ def test_a_chief_that_trains_reads_pipeline_0_and_worker_i_pipeline_i_plus_1():
     workers = ["/job:worker/replica:0/task:0", "/job:worker/replica:0/task:1"]
     assert _pipeline_ids(workers + ["/job:chief/replica:0/task:0"]) == [1, 2, 0]
     assert _pipeline_ids(workers) == [0, 1], "a TF2 coordinator that only schedules"
+
+
+@pytest.mark.parametrize("chief", ["chief", "master"])
+def test_each_pipelines_device_names_the_task_whose_input_fn_it_runs(chief):
+    # The chief's job is the chief's own config's (a legacy cluster names it master).
+    from tfestimator_compat.engine.distributed.coordinated_training import _task
+
+    class ChiefConfig:
+        task_type = chief
+
+    config = ChiefConfig()
+    assert _task("/job:chief/replica:0/task:0", config) == (chief, 0)
+    assert _task("/job:worker/replica:0/task:2", config) == ("worker", 2)

@@ -27,33 +27,45 @@ class PerWorkerInput:
     """The `input_fn` traced once per worker into that worker's own input pipeline.
 
     The chief calls the `input_fn` once per worker, inside a function that
-    the worker then runs to make its dataset and iterator; there the
-    `input_fn` gets `input_context` with `num_input_pipelines` = the number
-    of workers and `input_pipeline_id` = the worker's place among them,
-    where a chief that trains comes first (as plain integers, as in the
-    original, whose chief was pipeline 0 and worker i pipeline i + 1). The
+    the worker then runs to make its dataset and iterator. There the
+    `input_fn` gets what the original's task running that pipeline gave
+    its own: its `RunConfig` (`task_type`, `task_id`,
+    `global_id_in_cluster`, ...), and, where the program passed a strategy,
+    an `input_context` with `num_input_pipelines` = the number of workers
+    and `input_pipeline_id` = the worker's place among them, where a chief
+    that trains comes first (as the original's TF1 strategy numbered them:
+    the chief 0, worker i i + 1). Without a strategy the original passed no
+    `input_context`: an `input_fn` that takes one gets a single pipeline's,
+    and reads its whole input, as each of the original's tasks did. The
     first worker's function, traced here, tells the structure the model_fn
     is traced for.
 
     Args:
         coordinator: the `ClusterCoordinator`.
-        input_fn, mode, params, config: as `call_input_fn` takes them.
+        input_fn, mode, params, config: as `call_input_fn` takes them
+            (`config` is the chief's).
+        config_of_task: `(task_type, task_id)` -> the `RunConfig` that task
+            made from its own `TF_CONFIG`.
     """
 
-    def __init__(self, coordinator, input_fn, mode, params, config):
+    def __init__(self, coordinator, input_fn, mode, params, config, config_of_task):
         workers = tf_internals.coordinator_workers(coordinator)
-        pipeline_ids = _pipeline_ids(tf_internals.coordinator_worker_devices(coordinator))
+        devices = tf_internals.coordinator_worker_devices(coordinator)
+        pipeline_ids = _pipeline_ids(devices)
         traced = {}
 
         def iterator_function(index):
-            context = tf.distribute.InputContext(
-                num_input_pipelines=len(workers),
-                input_pipeline_id=pipeline_ids[index],
-                num_replicas_in_sync=1,
-            )
+            context = None
+            if config.train_distribute is not None:
+                context = tf.distribute.InputContext(
+                    num_input_pipelines=len(workers),
+                    input_pipeline_id=pipeline_ids[index],
+                    num_replicas_in_sync=1,
+                )
+            task_config = config_of_task(*_task(devices[index], config))
 
             def make_iterator():
-                inputs = call_input_fn(input_fn, mode, params, config, context)
+                inputs = call_input_fn(input_fn, mode, params, task_config, context)
                 queues = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.QUEUE_RUNNERS)
                 if inputs.reads_through_a_session or queues:
                     raise ValueError(
@@ -108,6 +120,15 @@ class PerWorkerInput:
 
     def reading(self):
         return contextlib.nullcontext()
+
+
+def _task(device, config):
+    """The cluster task (type, index) whose device `device` is, as its `TF_CONFIG`
+    names it: the chief's job is `config`'s own (`chief`, or a legacy `master`)."""
+    spec = tf.DeviceSpec.from_string(device)
+    if spec.job == cluster_lib.CHIEF:
+        return config.task_type, spec.task
+    return spec.job, spec.task
 
 
 def _pipeline_ids(devices):
