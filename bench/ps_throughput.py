@@ -40,7 +40,6 @@ import argparse
 import json
 import math
 import os
-import resource
 import shutil
 import socket
 import subprocess
@@ -55,6 +54,8 @@ from estimator_speed import FEATURES as MLP_FEATURES
 from estimator_speed import HIDDEN as MLP_HIDDEN
 from estimator_speed import data as mlp_data
 from estimator_speed import mlp_model_fn
+from side_by_side import children_cpu_seconds
+from side_by_side import tensorflow_version
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS = ("mlp", "wide_deep")
@@ -345,15 +346,9 @@ def start_task(python, side, model, model_dir, max_steps, tf_config):
 def job_seconds(python, side, model, workers, max_steps, timeout=900):
     """Seconds the chief (or the one process) of a fresh job took to train to
     `max_steps`, and the CPU seconds all the job's processes used."""
-    cpu_before = _children_cpu_seconds()
-    seconds = _job(python, side, model, workers, max_steps, timeout)
-    return seconds, _children_cpu_seconds() - cpu_before
-
-
-def _children_cpu_seconds():
-    """CPU seconds of the child processes that ended so far (`job_seconds` waits for all)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    cpu_before = children_cpu_seconds()
+    seconds = _job(python, side, model, workers, max_steps, timeout)  # waits for every task
+    return seconds, children_cpu_seconds() - cpu_before
 
 
 def _job(python, side, model, workers, max_steps, timeout):
@@ -413,14 +408,6 @@ def steps_per_sec(python, side, model, workers, short, long):
     if long_secs <= short_secs:
         return float("nan"), cpu_ms
     return (long - short) / (long_secs - short_secs), cpu_ms
-
-
-def tensorflow_version(python):
-    """The TensorFlow release `python` imports."""
-    command = [python, "-c", "import tensorflow as tf; print(tf.__version__)"]
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    output = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
-    return output.stdout.strip().splitlines()[-1]
 
 
 def bench_sides(original_python, other_pythons):

@@ -6,6 +6,8 @@ which prints its figures as one JSON line.
 """
 
 import json
+import os
+import resource
 import subprocess
 import sys
 import time
@@ -27,6 +29,20 @@ def steady_and_overhead(run, long, short=1, repeats=5):
         # Noise swamped the difference (a loaded machine): no figure, not an absurd one.
         return float("nan"), best_short
     return (long - short) / (best_long - best_short), best_short
+
+
+def children_cpu_seconds():
+    """CPU seconds the child processes that were waited for used so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def tensorflow_version(python):
+    """The TensorFlow release `python` imports."""
+    command = [python, "-c", "import tensorflow as tf; print(tf.__version__)"]
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    output = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+    return output.stdout.strip().splitlines()[-1]
 
 
 def run_json(python, script, *args):
