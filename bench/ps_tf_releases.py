@@ -32,6 +32,7 @@ from estimator_speed import data
 from ps_throughput import PS_TASKS
 from ps_throughput import free_port
 from side_by_side import children_cpu_seconds
+from side_by_side import rate_between
 from side_by_side import tensorflow_version
 
 SHORT, LONG, WARM_UP = 500, 4500, 50
@@ -128,11 +129,9 @@ def main():
     rate, cpu = {}, {}
     for _ in range(args.rounds):
         for python in pythons:
-            short_secs, short_cpu = job(python, SHORT)
-            long_secs, long_cpu = job(python, LONG)
-            steps = LONG - SHORT
-            rate[python] = max(rate.get(python, 0.0), steps / (long_secs - short_secs))
-            cpu_ms = 1000 * (long_cpu - short_cpu) / steps
+            steps_per_sec, cpu_ms = rate_between(SHORT, LONG, job(python, SHORT), job(python, LONG))
+            # A NaN rate (noise) never beats a number: max keeps the first argument.
+            rate[python] = max(rate.get(python, 0.0), steps_per_sec)
             cpu[python] = min(cpu.get(python, float("inf")), cpu_ms)
     first = pythons[0]
     width = max(12, *(len(version) + 2 for version in versions.values()))

@@ -55,6 +55,7 @@ from estimator_speed import HIDDEN as MLP_HIDDEN
 from estimator_speed import data as mlp_data
 from estimator_speed import mlp_model_fn
 from side_by_side import children_cpu_seconds
+from side_by_side import rate_between
 from side_by_side import tensorflow_version
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -402,29 +403,25 @@ def end(tasks, grace_secs=60):
 def steps_per_sec(python, side, model, workers, short, long):
     """Steps/s and CPU ms per step between a short and a long job; NaN where noise
     made the long one no slower."""
-    short_secs, short_cpu = job_seconds(python, side, model, workers, short)
-    long_secs, long_cpu = job_seconds(python, side, model, workers, long)
-    cpu_ms = 1000 * (long_cpu - short_cpu) / (long - short)
-    if long_secs <= short_secs:
-        return float("nan"), cpu_ms
-    return (long - short) / (long_secs - short_secs), cpu_ms
+    short_job = job_seconds(python, side, model, workers, short)
+    long_job = job_seconds(python, side, model, workers, long)
+    return rate_between(short, long, short_job, long_job)
 
 
 def bench_sides(original_python, other_pythons):
     """Label -> (side, interpreter): the shim and native under this interpreter's
     TensorFlow and each of `other_pythons`', and the original."""
     pythons = [sys.executable, *other_pythons]
-    labels = {python: tensorflow_version(python) for python in pythons}
-    tagged = len(set(labels.values())) > 1
-    sides = {}
-    for side in ("shim", "original", "native"):
-        if side == "original":
-            if original_python:
-                sides["original"] = ("original", original_python)
-            continue
-        for python in pythons:
-            sides[f"{side} {labels[python]}" if tagged else side] = (side, python)
-    return sides
+    versions = {python: tensorflow_version(python) for python in pythons}
+    tagged = len(set(versions.values())) > 1
+
+    def under_each(side):
+        return {f"{side} {versions[p]}" if tagged else side: (side, p) for p in pythons}
+
+    sides = under_each("shim")
+    if original_python:
+        sides["original"] = ("original", original_python)
+    return {**sides, **under_each("native")}
 
 
 def main():

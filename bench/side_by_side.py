@@ -37,6 +37,21 @@ def children_cpu_seconds():
     return usage.ru_utime + usage.ru_stime
 
 
+def rate_between(short, long, short_job, long_job):
+    """Steps/s and CPU ms per step between a short and a long job of one setup.
+
+    `short_job` and `long_job` are each (seconds, CPU seconds) of a job of
+    `short` and `long` steps, so what both jobs pay once (start-up,
+    checkpoints) drops out. The rate is NaN where noise made the long job
+    no slower.
+    """
+    (short_secs, short_cpu), (long_secs, long_cpu) = short_job, long_job
+    cpu_ms = 1000 * (long_cpu - short_cpu) / (long - short)
+    if long_secs <= short_secs:
+        return float("nan"), cpu_ms
+    return (long - short) / (long_secs - short_secs), cpu_ms
+
+
 def tensorflow_version(python):
     """The TensorFlow release `python` imports."""
     command = [python, "-c", "import tensorflow as tf; print(tf.__version__)"]
