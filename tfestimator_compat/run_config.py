@@ -282,7 +282,8 @@ def as_seen_by_task(config, task_type, task_id):
     build the pipeline that worker runs; the original's workers called their
     own, with their own `RunConfig`, whose `task_type`, `task_id` and
     `global_id_in_cluster` input_fns shard by. Only the cluster properties
-    differ from `config`'s (its `session_config` stays as it is).
+    differ from `config`'s; a `session_config` it has stays, and where it has
+    none, the task's own default is made, as `RunConfig()` makes it.
     """
     tf_config = {
         "cluster": config.cluster_spec.as_dict(),
